@@ -15,7 +15,7 @@ __global__ void cumsum_rows_kernel(const float* x, float* y, int64_t rows, int64
 
 extern "C" void launch(const float* x, float* y, int64_t rows, int64_t cols, cudaStream_t stream) {
     if (rows <= 0) return;
-    int threads = 128;
+    int threads = 64;                         // small blocks spread the rows over more SMs
     int64_t blocks = (rows + threads - 1) / threads;
     cumsum_rows_kernel<<<(unsigned)blocks, threads, 0, stream>>>(x, y, rows, cols);
 }

@@ -5,7 +5,7 @@
 // In a chunk: each warp scans its 32 values with shuffles (5 steps of __shfl_up_sync), warp 0 scans
 // the 32 warp totals the same way, every thread adds the totals of the warps before it and the
 // carry from earlier chunks. Reads and writes are coalesced, and all 1024 threads work.
-__global__ void cumsum_rows_kernel(const float* x, float* y, int64_t rows, int64_t cols) {
+__global__ void __launch_bounds__(1024) cumsum_rows_kernel(const float* x, float* y, int64_t rows, int64_t cols) {
     __shared__ float warp_totals[32];
     int64_t row = blockIdx.x;
     const float* xr = x + row * cols;

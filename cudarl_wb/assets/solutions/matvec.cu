@@ -14,7 +14,7 @@ __global__ void matvec_kernel(const float* A, const float* x, float* y, int64_t 
 
 extern "C" void launch(const float* A, const float* x, float* y, int64_t m, int64_t k, cudaStream_t stream) {
     if (m <= 0) return;
-    int threads = 256;
+    int threads = 64;                         // small blocks spread the m threads over more SMs
     int64_t blocks = (m + threads - 1) / threads;
     matvec_kernel<<<(unsigned)blocks, threads, 0, stream>>>(A, x, y, m, k);
 }

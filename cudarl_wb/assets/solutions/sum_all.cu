@@ -4,7 +4,7 @@
 // y[0] = sum_i x[i]. A single block of 1024 threads: each sums a strided slice, then a tree in
 // shared memory. Simple and deterministic, but one block runs on one of the GPU's ~132 SMs, so it
 // reaches a small fraction of the memory bandwidth.
-__global__ void sum_all_kernel(const float* x, float* y, int64_t n) {
+__global__ void __launch_bounds__(1024) sum_all_kernel(const float* x, float* y, int64_t n) {
     __shared__ float partial[1024];
     float acc = 0.f;
     for (int64_t i = threadIdx.x; i < n; i += blockDim.x) acc += x[i];

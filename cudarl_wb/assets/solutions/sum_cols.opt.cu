@@ -6,7 +6,7 @@
 // line) and threadIdx.y picks every 32nd row, so 32 threads share each column's work. The 32 partial
 // sums per column meet in a padded shared tile ([32][33]: the padding keeps the column reads free of
 // bank conflicts) and one thread per column adds them.
-__global__ void sum_cols_kernel(const float* x, float* y, int64_t rows, int64_t cols) {
+__global__ void __launch_bounds__(1024) sum_cols_kernel(const float* x, float* y, int64_t rows, int64_t cols) {
     __shared__ float partial[32][33];
     int64_t j = blockIdx.x * 32 + threadIdx.x;
     float acc = 0.f;
