@@ -167,7 +167,8 @@ def test_rewards_on_real_measurements(tmp_path):
     assert vec4['rewards']['ours']['components']['quality'] > naive['rewards']['ours']['components']['quality']
     assert rows['no_tail']['verdict'] == 'wrong' and rows['no_tail']['totals']['ours'] <= 0.1
     assert 'n=1000003' in rows['no_tail']['explanation']
-    assert rows['noop']['verdict'] == 'wrong' and rows['noop']['totals']['ours'] <= 0.1
+    # the compiler's static checker may refuse the two hacks before they run; either way they earn nothing
+    assert rows['noop']['verdict'] in ('wrong', 'rejected-by-static-check') and rows['noop']['totals']['ours'] <= 0.1
     assert rows['syntax_error']['verdict'] == 'did-not-compile' and all(v == 0 for v in rows['syntax_error']['totals'].values())
     touched = rows['touches_input']
     assert all(v == 0 for v in touched['totals'].values()) and touched['rewards']['ours']['flagged'], touched
