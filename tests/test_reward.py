@@ -6,7 +6,7 @@ import pytest
 
 from cudarl_wb.core import *
 from cudarl_wb.compiler import compile_candidate
-from cudarl_wb.reward import (GATED, PRESETS, RUNTIME, Reward, code_quality, compute_reward, turn_rewards)
+from cudarl_wb.reward import GATED, PRESETS, RUNTIME, Reward, compute_reward, turn_rewards
 from cudarl_wb.tasks import TASKS, get_task
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,6 +74,8 @@ def test_invariants_hold_over_random_results():
         cr, br = _random_pair(rng)
         for name, preset in PRESETS.items():
             r = compute_reward(cr, br, name)
+            hack = cr.verdict is Verdict.REJECTED or (br is not None and any(f != 'noisy-timing' for f in br.flags))
+            if hack: assert r.flagged and r.total == 0.0, r
             assert all(0.0 <= v <= 1.0 for v in r.components.values()), r.components
             assert set(r.components) == set(r.weights)
             assert math.isfinite(r.total)
