@@ -97,7 +97,7 @@ def test_kernelbench_task_runs_in_another_process(kernelbench, tmp_path):
 
 
 def test_hanging_and_crashing_problems_do_not_take_the_caller(tmp_path):
-    tasks, skipped = load_kernelbench(DATA/'kernelbench_hostile', timeout=20)
+    tasks, skipped = load_kernelbench(DATA/'kernelbench_hostile', timeout=10)
     assert {Path(s.path).name: s.reason for s in skipped} == {'1_Hangs.py': 'timeout', '2_Kills_the_interpreter.py': 'crashed'}
     assert [t.name for t in tasks] == ['kb_l1_3_tanh']       # the restarted worker goes on
     bad = tmp_path/'level1'; bad.mkdir()
@@ -184,6 +184,8 @@ def test_sft_pairs_schema_and_heldout_exclusion():
     opt = df[df.kind == 'optimizer']
     assert (opt.previous_kernel != '').all() and opt.feedback.str.startswith('verdict: ').all()
     assert len(set(df[df.origin == 'template'].description)) > 1
+    for name, shapes in zip(df.task, df.shapes):            # what the agents' task_brief needs besides the text
+        assert json.loads(shapes) == get_task(name).shapes
     # the same seed gives the same pairs
     assert sft_pairs(list(TASKS.values()), variants=3, seed=1).to_pandas().equals(
         sft_pairs(list(TASKS.values()), variants=3, seed=1).to_pandas())
