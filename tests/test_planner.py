@@ -130,6 +130,6 @@ def test_plan_reads_the_real_card():
     d = plan_json('--model', Q15)
     gpus = d['inventory']['gpus']
     assert d['inventory']['source'] in ('nvml', 'torch') and len(gpus) == torch.cuda.device_count()
-    assert abs(gpus[0]['memory_gib'] - torch.cuda.get_device_properties(0).total_memory / 2**30) < 0.2
+    assert abs(gpus[0]['memory_gib'] - torch.cuda.get_device_properties(0).total_memory / 2**30) < 1.0   # NVML counts a little more than torch
     assert d['roles']['rollout']['device'].startswith('cuda:')
     assert d['ray_verl']['trainer.n_gpus_per_node'] == len(gpus)
