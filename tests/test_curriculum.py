@@ -117,3 +117,15 @@ def test_bad_input_gets_clear_errors():
     with pytest.raises(ValueError, match='non-negative'): cur.sample(-1)
     with pytest.raises(ValueError, match='version 0'): Curriculum(TIERS).load_state_dict({**cur.state_dict(), 'version': 0})
     with pytest.raises(ValueError, match='tier_index'): Curriculum(TIERS).load_state_dict({**cur.state_dict(), 'tier_index': 9})
+
+
+def test_works_without_fastcore_pandas_or_matplotlib():
+    "A bare GPU host may have none of them: sampling, recording and checkpoints must not need them."
+    code = ('import sys\nfor m in ("fastcore", "pandas", "matplotlib"): sys.modules[m] = None\n'
+            'from cudarl_wb.curriculum import Curriculum\n'
+            'c = Curriculum({0: ["a"], 1: ["b"]}, window=4, min_episodes=4)\n'
+            'for t in c.sample(4): c.record(t, True, True, 1.5)\n'
+            'assert c.tier == 1 and Curriculum.from_state_dict(c.state_dict()).tier == 1\n'
+            'from cudarl_wb.reward import compute_reward\nprint("ok", c.tier)')
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert r.returncode == 0 and r.stdout.strip() == 'ok 1', r.stderr
