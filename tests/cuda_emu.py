@@ -201,20 +201,39 @@ def run(task, exe: str, sizes: dict, inputs: list[torch.Tensor], timeout: float 
     return res, ''
 
 
-def compare(task, sizes: dict, outputs, expected) -> tuple[bool, float, str]:
-    """Kernel outputs against the float64 reference, with a tolerance that grows with the reduction length:
-    `4 (rtol |r| + atol sqrt(K) max(1, rms r))`. Returns (ok, worst error / bound, where)."""
+U32 = 2.0 ** -24   # float32's unit roundoff
+
+
+def reference_and_magnitude(task, inputs):
+    """The float64 reference of `inputs`, and the reference on their absolute values: for sums and products
+    that is the sum of the magnitudes of the terms behind each output, the classical scale of rounding error."""
+    exact = task.run_reference([x.double() if x.is_floating_point() else x for x in inputs])
+    mag = task.run_reference([x.double().abs() if x.is_floating_point() else x for x in inputs])
+    return exact, mag
+
+
+def bound(task, sizes, r64, mag64):
+    """What a correct kernel may differ by, elementwise:
+    `rtol |r| + atol rms(r) + 8 u (|m| + sqrt(K) |r|)`, with u float32's unit roundoff, m the reference on
+    absolute values and K the reduction length. The `|m|` term covers sums of signed terms in any order (their
+    rounding is about u times the sum of magnitudes), the `sqrt(K) |r|` term sums of same-sign terms (whose
+    rounding grows with the length of the sum), and `rtol`/`atol` the dtype's own rounding and the math library."""
     K = max(1, task.reduction_length(sizes))
+    rms = r64.pow(2).mean().sqrt().item() if r64.numel() else 0.0
+    return task.rtol * r64.abs() + task.atol * rms + 8 * U32 * (mag64.abs() + math.sqrt(K) * r64.abs())
+
+
+def compare(task, sizes: dict, outputs, expected, magnitude) -> tuple[bool, float, str]:
+    "Kernel outputs against the float64 reference under `bound`. Returns (ok, worst error / bound, where)."
     worst, where = 0.0, ''
-    for i, (y, r) in enumerate(zip(outputs, expected)):
+    for i, (y, r, m) in enumerate(zip(outputs, expected, magnitude)):
         if tuple(y.shape) != tuple(r.shape): return False, math.inf, f'output {i}: shape {tuple(y.shape)} != {tuple(r.shape)}'
         y64, r64 = y.double(), r.double()
-        rms = r64.pow(2).mean().sqrt().item() if r64.numel() else 0.0
-        bound = 4 * (task.rtol * r64.abs() + task.atol * math.sqrt(K) * max(1.0, rms))
+        b = bound(task, sizes, r64, m.double()).clamp_min(1e-300)
         err = (y64 - r64).abs()
-        bad = ~(err <= bound)                         # NaN counts as bad
+        bad = ~(err <= b)                              # NaN counts as bad
         bad &= ~((y64 == r64) & torch.isinf(r64))      # matching infinities are fine
-        ratio = (err / bound).nan_to_num(math.inf).max().item() if err.numel() else 0.0
+        ratio = (err / b).nan_to_num(math.inf).max().item() if err.numel() else 0.0
         worst = max(worst, ratio)
         if bad.any():
             idx = torch.nonzero(bad.reshape(-1))[0].item()
@@ -249,14 +268,14 @@ def check(task, source: str, shapes=None, seed: int = 0, reverse_first: bool = T
     for i, sizes in enumerate(shapes):
         gen = torch.Generator().manual_seed(seed + i)
         inputs = task.make_inputs(sizes, gen)
-        expected = task.run_reference([x.double() if x.is_floating_point() else x for x in inputs])
+        expected, magnitude = reference_and_magnitude(task, inputs)
         for rev in ([False, True] if (i == 0 and reverse_first) else [False]):
             outs, err = run(task, b.binary, sizes, inputs, timeout, reverse=rev)
             label = task.shape_label(sizes)
             if err:
                 res.ok, res.message = False, f'{label}{" (reverse order)" if rev else ""}: {err}'
                 return res
-            ok, worst, where = compare(task, sizes, outs, expected)
+            ok, worst, where = compare(task, sizes, outs, expected, magnitude)
             res.shapes.append((label, 'reverse' if rev else 'forward', worst))
             if not ok:
                 res.ok, res.message = False, f'{label}{" (reverse order)" if rev else ""}: wrong: {where}'

@@ -116,6 +116,11 @@ SUM_ROWS_DIVERGENT_SYNC = SUM_ROWS.replace(
         __syncthreads();''', '''        if (threadIdx.x < s) { partial[threadIdx.x] += partial[threadIdx.x + s]; __syncthreads(); }''')
 SOFTMAX = (Path(__file__).resolve().parents[1] / 'cudarl_wb/assets/solutions/softmax_rows.cu').read_text()
 SOFTMAX_SMALL_SMEM = SOFTMAX.replace('threads * sizeof(float), stream', 'threads * sizeof(float) / 2, stream')
+SUM_ALL = (Path(__file__).resolve().parents[1] / 'cudarl_wb/assets/solutions/sum_all.cu').read_text()
+SUM_ALL_SKIPS_ONE_PERCENT = SUM_ALL.replace('i < n; i += blockDim.x', 'i < n - n / 100; i += blockDim.x')
+MATMUL = (Path(__file__).resolve().parents[1] / 'cudarl_wb/assets/solutions/matmul.cu').read_text()
+MATMUL_HALF_SUMS = MATMUL.replace('#include <stdint.h>', '#include <stdint.h>\n#include <cuda_fp16.h>').replace(
+    'acc += A[row * k + i] * B[i * n + col];', 'acc = __half2float(__float2half(acc + A[row * k + i] * B[i * n + col]));')
 MATVEC_OPT = (Path(__file__).resolve().parents[1] / 'cudarl_wb/assets/solutions/matvec.opt.cu').read_text()
 MATVEC_OPT_ODD_BLOCK = MATVEC_OPT.replace('int threads = 256;', 'int threads = 100;').replace(
     '>> 5;\n    if (row >= m) return;', '>> 5;\n    if (row >= m) row = m - 1;')
@@ -130,11 +135,14 @@ MATVEC_OPT_ODD_BLOCK = MATVEC_OPT.replace('int threads = 256;', 'int threads = 1
     ('sum_rows', SUM_ROWS_DIVERGENT_SYNC, '__syncthreads reached by'),
     ('softmax_rows', SOFTMAX_SMALL_SMEM, 'out-of-bounds access extern __shared__'),
     ('matvec', MATVEC_OPT_ODD_BLOCK, 'has only 4 threads in this warp'),
+    ('sum_all', SUM_ALL_SKIPS_ONE_PERCENT, 'wrong'),
+    ('matmul', MATMUL_HALF_SUMS, 'wrong'),
 ], ids=['no-tail-check', 'writes-input', 'half-written', 'block-too-big', 'missing-syncthreads', 'divergent-syncthreads',
-        'shared-too-small', 'shuffle-over-missing-lanes'])
+        'shared-too-small', 'shuffle-over-missing-lanes', 'sum-skips-1%', 'half-precision-sums'])
 def test_emulator_catches_planted_bug(task, source, expected):
     t = get_task(task)
     shapes = [{'n': 1000}] if task == 'relu' else t.shapes[:1]      # relu's first shape, 1024, has no tail
+    if task in ('sum_all', 'matmul'): shapes = t.shapes[:2]         # long sums, where rounding is largest
     r = cuda_emu.check(t, source, shapes=shapes)
     assert not r.ok and expected in r.message, r.message
 
