@@ -259,25 +259,29 @@ def default_shapes(task, budget: float = 1e8) -> list[dict]:
     return [s for i, s in enumerate(task.shapes[:-1]) if i == 0 or cost(s) <= budget]
 
 
-def check(task, source: str, shapes=None, seed: int = 0, reverse_first: bool = True, timeout: float = 300) -> EmuResult:
-    "Build `source`, run it on `shapes` (forward thread order, plus reverse on the first) and compare with the reference."
+# The first shape is run four times: the thread orders forward and reversed, and the input distributions
+# the benchmarker draws from (signed, scaled by 100 and by 0.01, heavy-tailed); the others once.
+FIRST_SHAPE_RUNS = [(False, 'normal', 1.0), (True, 'uniform', 100.0), (False, 'heavy', 1.0), (False, 'normal', 0.01)]
+
+
+def check(task, source: str, shapes=None, seed: int = 0, timeout: float = 300) -> EmuResult:
+    "Build `source`, run it on `shapes` (default `default_shapes`) and compare with the float64 reference."
     b = build(task, source)
     if not b.ok: return EmuResult(task.name, False, f'emulator build failed: {b.log}')
     res = EmuResult(task.name, True, fibers=b.fibers)
     shapes = default_shapes(task) if shapes is None else shapes
     for i, sizes in enumerate(shapes):
-        gen = torch.Generator().manual_seed(seed + i)
-        inputs = task.make_inputs(sizes, gen)
-        expected, magnitude = reference_and_magnitude(task, inputs)
-        for rev in ([False, True] if (i == 0 and reverse_first) else [False]):
+        for j, (rev, dist, scale) in enumerate(FIRST_SHAPE_RUNS if i == 0 else FIRST_SHAPE_RUNS[:1]):
+            inputs = task.make_inputs(sizes, torch.Generator().manual_seed(seed + 100 * i + j), scale=scale, dist=dist)
+            expected, magnitude = reference_and_magnitude(task, inputs)
             outs, err = run(task, b.binary, sizes, inputs, timeout, reverse=rev)
-            label = task.shape_label(sizes)
+            label = f'{task.shape_label(sizes)} ({dist} x{scale:g}{", threads in reverse order" if rev else ""})'
             if err:
-                res.ok, res.message = False, f'{label}{" (reverse order)" if rev else ""}: {err}'
+                res.ok, res.message = False, f'{label}: {err}'
                 return res
             ok, worst, where = compare(task, sizes, outs, expected, magnitude)
-            res.shapes.append((label, 'reverse' if rev else 'forward', worst))
+            res.shapes.append((task.shape_label(sizes), 'reverse' if rev else 'forward', worst))
             if not ok:
-                res.ok, res.message = False, f'{label}{" (reverse order)" if rev else ""}: wrong: {where}'
+                res.ok, res.message = False, f'{label}: wrong: {where}'
                 return res
     return res
