@@ -64,7 +64,7 @@ def bench_cold_and_cached(sources, arch, hits=5):
             hit_times.append(time.perf_counter() - t0)
             assert h.cache_hit, name
         k = max(r.kernels, key=lambda k: k.registers) if r.kernels else None
-        occ = r.extra.get('occupancy', {}).get(short_name(k.name), {}) if k else {}
+        occ = r.extra.get('occupancy_detail', {}).get(short_name(k.name), {}) if k else {}
         rows.append(dict(kernel=name, ok=r.ok, cold_s=cold, nvcc_cpu_s=cpu, compile_s=r.extra.get('compile_seconds', float('nan')),
                          link_s=r.extra.get('link_seconds', float('nan')), cached_ms=1e3 * med(hit_times),
                          kernels=len(r.kernels), regs=k.registers if k else 0, smem=k.shared_bytes if k else 0,

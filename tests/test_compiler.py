@@ -96,6 +96,18 @@ def test_forbidden_pattern_and_its_lookalike(code, bad, ok):
     assert static_check(kernel_with(**ok), RELU) == [], static_check(kernel_with(**ok), RELU)
 
 
+def test_helper_sources_among_flags_are_linked_unchecked_and_keyed(tmp_path):
+    helper = tmp_path / 'probe.cu'
+    helper.write_text('#include <cuda_runtime.h>\n#include <string.h>\n'
+                      'extern "C" int probe(char* b, int n) { strncpy(b, cudaGetErrorString(cudaGetLastError()), n); return 0; }\n')
+    plain = compile_candidate(kernel_with(), RELU)
+    r = compile_candidate(kernel_with(), RELU, flags=(str(helper),))
+    assert r.ok and r.extra['exports'] == ['launch', 'probe'] and r.key != plain.key, feedback(r)
+    assert 'strncpy' not in r.extra['imports']                   # only the candidate's own object is inspected
+    helper.write_text(helper.read_text().replace('probe', 'probe2'))
+    assert not compile_candidate(kernel_with(), RELU, flags=(str(helper),)).cache_hit   # the helper's content is in the key
+
+
 def test_rejected_candidates_never_reach_nvcc():
     r = compile_candidate(kernel_with(host='system("id");'), RELU)
     assert r.verdict is Verdict.REJECTED and not r.ok and r.lib_path is None
@@ -153,10 +165,11 @@ def test_every_bench_kernel_builds_passes_the_checks_and_reports_resources():
         assert r.extra['exports'] == ['launch'], p.name
         for k in r.kernels:
             assert 1 <= k.registers <= 255 and not k.spills, (p.name, k)
-            assert short_name(k.name) in r.extra['occupancy'], (p.name, k.name)
-    occ = {p.stem: r.extra['occupancy'] for p, r in zip(KERNELS, rs)}
+            assert short_name(k.name) in r.extra['occupancy'] and 0 < r.extra['occupancy'][short_name(k.name)] <= 1, (p.name, k.name)
+    occ = {p.stem: r.extra['occupancy_detail'] for p, r in zip(KERNELS, rs)}
     assert occ['14_matmul_tiled']['matmul_tiled_kernel']['block_size'] == 1024        # dim3 block(TILE, TILE), TILE 32
     assert occ['08_softmax_rows']['softmax_rows_kernel']['smem_per_block'] == 256 * 4 + 1024   # dynamic + reserved
+    assert rs[[p.stem for p in KERNELS].index('08_softmax_rows')].extra['dynamic_smem_bytes'] == 1024
 
 
 def test_errors_come_back_at_the_right_line():
