@@ -102,7 +102,9 @@ def main(argv=None):
         for tname in ('relu', 'vector_add'):
             t = get_task(tname)
             r = compile_candidate(t.solution, t, cudart=cudart)
-            lib = ctypes.CDLL(r.lib_path)
+            if not r.ok: failures.append(f'task {tname} ({cudart}) did not build: {feedback(r)}'); continue
+            try: lib = ctypes.CDLL(r.lib_path)
+            except OSError as e: failures.append(f'task {tname} ({cudart}) does not load: {e}'); continue
             xs = [g(1_000_003) for _ in range(2 if tname == 'vector_add' else 1)]
             y = torch.full((1_000_003,), float('nan'), device='cuda')
             lib.launch.argtypes = [P] * (len(xs) + 1) + [I64, P]
@@ -119,7 +121,9 @@ def main(argv=None):
     # 2. bench kernels compute what torch computes
     for name, case in CASES.items():
         r = compile_candidate(KERNELS[name].read_text())
-        err, tol = case(ctypes.CDLL(r.lib_path))
+        if not r.ok: failures.append(f'{name} did not build: {feedback(r)}'); continue
+        try: err, tol = case(ctypes.CDLL(r.lib_path))
+        except Exception as e: failures.append(f'{name}: {type(e).__name__}: {e}'); continue
         torch.cuda.synchronize()
         ok = err <= tol
         report['runs'].append(dict(kernel=name, cudart='static', max_err=err, ok=ok))
