@@ -181,7 +181,9 @@ def main(argv=None):
                    ms=None, spread=None, eager_ms=None, speedup=None, gbps=None, tflops=None)
         rows.append(row)
         if crashed: row['message'] = 'not run (an earlier kernel crashed the CUDA context)'; continue
-        if not b.ok: row['message'] = 'did not compile: ' + b.log[-300:]; continue
+        if not b.ok:
+            issues = '; '.join(f'{i.code}: {i.message}' for i in getattr(b, 'issues', []) or [])
+            row['message'] = f'{getattr(b.verdict, "value", "did not build")}: ' + (issues or b.log[-300:]); continue
         try:
             lib, fn = ctypes_launcher(b.lib_path, task)
             ok, worst, msg = check(task, fn)

@@ -7,7 +7,7 @@
 // memory, the block finds their maximum and the sum of exponentials, and then each thread computes
 // output columns as probability-weighted sums of the rows of V. Simple, but every block reads all of
 // K and V for its slice: a tiled (flash) kernel would share them between query rows.
-__device__ float block_max(float v, float* partial) {
+__device__ __forceinline__ float block_max(float v, float* partial) {
     partial[threadIdx.x] = v;
     __syncthreads();
     for (int s = blockDim.x / 2; s > 0; s >>= 1) {
@@ -19,7 +19,7 @@ __device__ float block_max(float v, float* partial) {
     return r;
 }
 
-__device__ float block_sum(float v, float* partial) {
+__device__ __forceinline__ float block_sum(float v, float* partial) {
     partial[threadIdx.x] = v;
     __syncthreads();
     for (int s = blockDim.x / 2; s > 0; s >>= 1) {

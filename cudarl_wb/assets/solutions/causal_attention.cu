@@ -5,7 +5,7 @@
 // Causal single-head attention: like `attention`, but query i attends only to keys j <= i
 // (scores above the diagonal are -inf before the softmax). q, k, v and o are bh x s x d.
 // One block per query row; only the first i + 1 scores are computed.
-__device__ float block_max(float v, float* partial) {
+__device__ __forceinline__ float block_max(float v, float* partial) {
     partial[threadIdx.x] = v;
     __syncthreads();
     for (int s = blockDim.x / 2; s > 0; s >>= 1) {
@@ -17,7 +17,7 @@ __device__ float block_max(float v, float* partial) {
     return r;
 }
 
-__device__ float block_sum(float v, float* partial) {
+__device__ __forceinline__ float block_sum(float v, float* partial) {
     partial[threadIdx.x] = v;
     __syncthreads();
     for (int s = blockDim.x / 2; s > 0; s >>= 1) {

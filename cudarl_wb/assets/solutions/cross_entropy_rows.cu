@@ -4,7 +4,7 @@
 
 // loss[r] = logsumexp_j logits[r, j] - logits[r, target[r]]: the cross-entropy of each row of
 // logits against its target class (an int64 index below `classes`). One block per row.
-__device__ float block_max(float v, float* partial) {
+__device__ __forceinline__ float block_max(float v, float* partial) {
     partial[threadIdx.x] = v;
     __syncthreads();
     for (int s = blockDim.x / 2; s > 0; s >>= 1) {
@@ -16,7 +16,7 @@ __device__ float block_max(float v, float* partial) {
     return r;
 }
 
-__device__ float block_sum(float v, float* partial) {
+__device__ __forceinline__ float block_sum(float v, float* partial) {
     partial[threadIdx.x] = v;
     __syncthreads();
     for (int s = blockDim.x / 2; s > 0; s >>= 1) {

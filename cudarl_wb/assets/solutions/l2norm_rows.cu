@@ -4,7 +4,7 @@
 
 // y[r, j] = x[r, j] / max(||x[r, :]||_2, 1e-12), the rows scaled to unit length.
 // The sum of v over the block; every thread gets it. blockDim.x must be a power of two.
-__device__ float block_sum(float v, float* partial) {
+__device__ __forceinline__ float block_sum(float v, float* partial) {
     partial[threadIdx.x] = v;
     __syncthreads();
     for (int s = blockDim.x / 2; s > 0; s >>= 1) {

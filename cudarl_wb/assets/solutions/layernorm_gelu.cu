@@ -6,7 +6,7 @@
 // z = (x[r, j] - mean_r) / sqrt(var_r + 1e-5) * gamma[j] + beta[j], y[r, j] = 0.5 z (1 + erf(z / sqrt(2))).
 // One block per row; the normalised value goes straight into the GELU without a trip to memory.
 // The sum of v over the block; every thread gets it. blockDim.x must be a power of two.
-__device__ float block_sum(float v, float* partial) {
+__device__ __forceinline__ float block_sum(float v, float* partial) {
     partial[threadIdx.x] = v;
     __syncthreads();
     for (int s = blockDim.x / 2; s > 0; s >>= 1) {

@@ -6,7 +6,7 @@
 // (biased) variance over row r. Two passes over the row: the mean first, then the mean of squared
 // deviations, which stays accurate even when the mean is large (E[x^2] - mean^2 would not).
 // The sum of v over the block; every thread gets it. blockDim.x must be a power of two.
-__device__ float block_sum(float v, float* partial) {
+__device__ __forceinline__ float block_sum(float v, float* partial) {
     partial[threadIdx.x] = v;
     __syncthreads();
     for (int s = blockDim.x / 2; s > 0; s >>= 1) {

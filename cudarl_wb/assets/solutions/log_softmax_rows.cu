@@ -4,7 +4,7 @@
 
 // y[r, j] = x[r, j] - m - log(sum_k exp(x[r, k] - m)), m the row maximum. Subtracting the log of
 // the sum (instead of taking the log of a softmax) keeps tiny probabilities exact.
-__device__ float block_max(float v, float* partial) {
+__device__ __forceinline__ float block_max(float v, float* partial) {
     partial[threadIdx.x] = v;
     __syncthreads();
     for (int s = blockDim.x / 2; s > 0; s >>= 1) {
@@ -16,7 +16,7 @@ __device__ float block_max(float v, float* partial) {
     return r;
 }
 
-__device__ float block_sum(float v, float* partial) {
+__device__ __forceinline__ float block_sum(float v, float* partial) {
     partial[threadIdx.x] = v;
     __syncthreads();
     for (int s = blockDim.x / 2; s > 0; s >>= 1) {

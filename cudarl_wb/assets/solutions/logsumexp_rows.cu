@@ -4,7 +4,7 @@
 
 // y[r] = log(sum_j exp(x[r, j])), computed as m + log(sum_j exp(x[r, j] - m)) with m the row's
 // maximum, so no exponential overflows. One block per row, two tree reductions in shared memory.
-__device__ float block_max(float v, float* partial) {
+__device__ __forceinline__ float block_max(float v, float* partial) {
     partial[threadIdx.x] = v;
     __syncthreads();
     for (int s = blockDim.x / 2; s > 0; s >>= 1) {
@@ -16,7 +16,7 @@ __device__ float block_max(float v, float* partial) {
     return r;
 }
 
-__device__ float block_sum(float v, float* partial) {
+__device__ __forceinline__ float block_sum(float v, float* partial) {
     partial[threadIdx.x] = v;
     __syncthreads();
     for (int s = blockDim.x / 2; s > 0; s >>= 1) {

@@ -4,7 +4,7 @@
 // Two outputs per row: mean[r] = sum_j x[r, j] / cols and var[r] = sum_j (x[r, j] - mean[r])^2 / cols
 // (the biased variance). Two passes over the row keep the variance accurate for any mean.
 // The sum of v over the block; every thread gets it. blockDim.x must be a power of two.
-__device__ float block_sum(float v, float* partial) {
+__device__ __forceinline__ float block_sum(float v, float* partial) {
     partial[threadIdx.x] = v;
     __syncthreads();
     for (int s = blockDim.x / 2; s > 0; s >>= 1) {

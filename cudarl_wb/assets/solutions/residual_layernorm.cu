@@ -6,7 +6,7 @@
 // y[r, j] = (h[r, j] - mean_r h) / sqrt(var_r h + 1e-5) * gamma[j] + beta[j]. h is recomputed in each
 // pass instead of being written to memory. One block per row.
 // The sum of v over the block; every thread gets it. blockDim.x must be a power of two.
-__device__ float block_sum(float v, float* partial) {
+__device__ __forceinline__ float block_sum(float v, float* partial) {
     partial[threadIdx.x] = v;
     __syncthreads();
     for (int s = blockDim.x / 2; s > 0; s >>= 1) {

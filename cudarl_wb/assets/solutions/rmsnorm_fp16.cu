@@ -7,7 +7,7 @@
 // sum is kept in float (a half accumulator loses digits after a few hundred terms and overflows at
 // 65504), and each output is rounded to half once.
 // The sum of v over the block; every thread gets it. blockDim.x must be a power of two.
-__device__ float block_sum(float v, float* partial) {
+__device__ __forceinline__ float block_sum(float v, float* partial) {
     partial[threadIdx.x] = v;
     __syncthreads();
     for (int s = blockDim.x / 2; s > 0; s >>= 1) {

@@ -4,7 +4,7 @@
 
 // y[r, j] = x[r, j] / sqrt(mean_j x[r, j]^2 + 1e-6) * w[j]: one block per row, one reduction.
 // The sum of v over the block; every thread gets it. blockDim.x must be a power of two.
-__device__ float block_sum(float v, float* partial) {
+__device__ __forceinline__ float block_sum(float v, float* partial) {
     partial[threadIdx.x] = v;
     __syncthreads();
     for (int s = blockDim.x / 2; s > 0; s >>= 1) {

@@ -7,7 +7,7 @@
 // (the "online softmax": when a larger value arrives, the sum so far is rescaled by exp(m_old - m)).
 // The (m, s) pairs are merged across the warp with __shfl_xor_sync (5 steps, no barrier) and across
 // the 8 warps through shared memory. Pass 2 writes exp(x - m) / s.
-__device__ void merge(float& m, float& s, float m2, float s2) {
+__device__ __forceinline__ void merge(float& m, float& s, float m2, float s2) {
     float mm = fmaxf(m, m2);
     // an empty partial has m = -inf and s = 0; skip it, since exp(-inf - (-inf)) would be NaN
     float a = (m == -INFINITY) ? 0.f : s * expf(m - mm);
@@ -16,7 +16,7 @@ __device__ void merge(float& m, float& s, float m2, float s2) {
     s = a + b;
 }
 
-__device__ void warp_merge(float& m, float& s) {
+__device__ __forceinline__ void warp_merge(float& m, float& s) {
     for (int offset = 16; offset > 0; offset >>= 1) {
         float m2 = __shfl_xor_sync(0xffffffffu, m, offset);
         float s2 = __shfl_xor_sync(0xffffffffu, s, offset);

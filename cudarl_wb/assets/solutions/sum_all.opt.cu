@@ -6,7 +6,7 @@
 // shared memory, and one atomicAdd per block adds the block's sum to y, which the launcher zeroes
 // first on the same stream. The order of the additions varies from run to run, so the last bits of
 // the result do too: fine within the tolerance, but not bitwise reproducible.
-__device__ float warp_sum(float v) {
+__device__ __forceinline__ float warp_sum(float v) {
     for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
     return v;
 }
