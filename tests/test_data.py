@@ -1,0 +1,290 @@
+"Integration tests of `cudarl_wb.data`: KernelBench folders, the Sakana archive, SFT pairs and `cudarl-wb data`."
+import ctypes, json, pickle, shutil, subprocess, sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from cudarl_wb.core import nvcc_path
+from cudarl_wb.tasks import TASKS, Task, get_task
+from cudarl_wb.data import (SAKANA_COLUMNS, SFT_COLUMNS, load_kernelbench, load_manifest, load_sakana, sakana_examples,
+                            sakana_schema, sakana_split, sakana_tasks, sakana_to_launcher, sft_features, sft_pairs,
+                            vary_kernel, ProblemWorker)
+
+DATA = Path(__file__).parent/'data'
+needs_nvcc = pytest.mark.skipif(nvcc_path() is None, reason='needs nvcc')
+
+
+def cli(*args, check=True, timeout=600):
+    exe = shutil.which('cudarl-wb')
+    cmd = [exe, *args] if exe else [sys.executable, '-m', 'cudarl_wb.cli', *args]
+    return subprocess.run(cmd, capture_output=True, text=True, check=check, timeout=timeout)
+
+
+@pytest.fixture(scope='module')
+def kernelbench():
+    return load_kernelbench(DATA/'kernelbench')
+
+
+@pytest.fixture(scope='module')
+def archive(tmp_path_factory):
+    "A small archive in the exact schema, written with pyarrow: level_1.parquet and level_2.parquet."
+    import pyarrow as pa, pyarrow.parquet as pq
+    rows = json.loads((DATA/'sakana_rows.json').read_text())
+    d = tmp_path_factory.mktemp('archive')
+    for lvl in (1, 2):
+        table = pa.Table.from_pylist([r for r in rows if r['Level_ID'] == lvl], schema=sakana_schema())
+        # the published files carry pandas' index column too; the loader must drop it
+        table = table.append_column('__index_level_0__', pa.array(range(table.num_rows), pa.int64()))
+        pq.write_table(table, d/f'level_{lvl}.parquet')
+    return d
+
+
+# ---- KernelBench ---------------------------------------------------------------------------------
+
+def test_kernelbench_folder_converts_and_lists_skipped_reasons(kernelbench):
+    tasks, skipped = kernelbench
+    reasons = {Path(s.path).name: s.reason for s in skipped}
+    assert reasons == {'51_Dropout_train.py': 'nondeterministic', '60_Shape_only.py': 'non-tensor-output',
+                       '70_Huge_Linear.py': 'too-large', '71_FFT.py': 'unsupported-dtype',
+                       '72_No_Model.py': 'no-model', '73_Syntax_error.py': 'syntax-error'}
+    assert len(tasks) == 9
+    for t in tasks:
+        t.check_contract()
+        assert t.family == 'kernelbench' and t.name.startswith(('kb_l1_', 'kb_l2_'))
+        assert len({t.shape_label(s) for s in t.shapes}) >= 3
+        assert t.extra['cpu_checked_shapes'], t.name
+
+
+def test_kernelbench_level_filter():
+    tasks, skipped = load_kernelbench(DATA/'kernelbench', level=2, isolate=False)
+    assert sorted(t.name for t in tasks) == ['kb_l2_12_gemm_multiply_leakyrelu', 'kb_l2_1_conv2d_relu_biasadd',
+                                             'kb_l2_95_matmul_add_swish_tanh_gelu_hardtanh']
+    assert skipped == []
+
+
+def test_kernelbench_reference_matches_the_module_with_the_same_weights(kernelbench):
+    "The pure function of (inputs, parameters) equals the original module once its weights are set to those inputs."
+    tasks, _ = kernelbench
+    t = next(t for t in tasks if t.name == 'kb_l2_1_conv2d_relu_biasadd')
+    src = (DATA/'kernelbench/level2/1_Conv2D_ReLU_BiasAdd.py').read_text()
+    ns = {}
+    exec(compile(src, 'p', 'exec'), ns)
+    model = ns['Model'](*ns['get_init_inputs']())
+    xs = t.make_inputs(t.shapes[0], torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        for (name, p), v in zip(model.named_parameters(), xs[1:]):
+            p.copy_(v)
+        expected = model(xs[0])
+    assert [p.name for p in t.params if p.role == 'in'] == ['x', 'bias', 'conv_weight', 'conv_bias']  # named_parameters() order
+    torch.testing.assert_close(t.run_reference(xs)[0], expected)
+
+
+def test_kernelbench_task_runs_in_another_process(kernelbench, tmp_path):
+    "A worker process receives the task pickled (standard pickle; cloudpickle where installed) and runs the reference."
+    tasks, _ = kernelbench
+    t = next(t for t in tasks if t.name == 'kb_l2_12_gemm_multiply_leakyrelu')
+    xs = t.make_inputs(t.shapes[0], torch.Generator().manual_seed(0))
+    (tmp_path/'job.pt').write_bytes(pickle.dumps((t, xs)))
+    code = ('import pickle, sys, torch\n'
+            't, xs = pickle.loads(open(sys.argv[1], "rb").read())\n'
+            'torch.save(t.run_reference(xs)[0], sys.argv[2])\n')
+    subprocess.run([sys.executable, '-c', code, str(tmp_path/'job.pt'), str(tmp_path/'y.pt')], check=True, timeout=300)
+    torch.testing.assert_close(torch.load(tmp_path/'y.pt'), t.run_reference(xs)[0])
+    cloudpickle = pytest.importorskip('cloudpickle')
+    t2 = cloudpickle.loads(cloudpickle.dumps(t))
+    torch.testing.assert_close(t2.run_reference(xs)[0], t.run_reference(xs)[0])
+
+
+def test_hanging_and_crashing_problems_do_not_take_the_caller(tmp_path):
+    tasks, skipped = load_kernelbench(DATA/'kernelbench_hostile', timeout=10)
+    assert {Path(s.path).name: s.reason for s in skipped} == {'1_Hangs.py': 'timeout', '2_Kills_the_interpreter.py': 'crashed'}
+    assert [t.name for t in tasks] == ['kb_l1_3_tanh']       # the restarted worker goes on
+    bad = tmp_path/'level1'; bad.mkdir()
+    (bad/'latin1.py').write_bytes(b'# caf\xe9\nimport torch\n')
+    _, skipped = load_kernelbench(tmp_path, isolate=False)
+    assert [s.reason for s in skipped] == ['not-utf8']
+    with pytest.raises(FileNotFoundError):
+        load_kernelbench(tmp_path/'missing')
+
+
+def test_manifest_round_trip_through_the_cli(tmp_path):
+    r = cli('data', 'kernelbench', str(DATA/'kernelbench'), '--out', str(tmp_path), '--level', '1')
+    assert '6 tasks' in r.stdout and 'nondeterministic' in r.stdout
+    skipped = json.loads((tmp_path/'skipped.json').read_text())
+    assert len(skipped) == 6 and all(s['reason'] and s['path'] for s in skipped)
+    tasks = load_manifest(tmp_path)
+    assert len(tasks) == 6 and all(t.family == 'kernelbench' for t in tasks)
+    ce = next(t for t in tasks if 'crossentropy' in t.name)
+    xs = ce.make_inputs(ce.shapes[0], torch.Generator().manual_seed(0))
+    torch.testing.assert_close(ce.run_reference(xs)[0], torch.nn.functional.cross_entropy(*xs))
+
+
+# ---- Sakana ----------------------------------------------------------------------------------------
+
+def test_sakana_parquet_loads_filters_and_splits(archive):
+    ds = load_sakana(archive)
+    assert ds.column_names == list(SAKANA_COLUMNS)
+    assert len(ds) == 4 and all(ds['Correct'])
+    assert len(load_sakana(archive, correct_only=False)) == 5
+    assert set(load_sakana(archive, levels=[1])['Level_ID']) == {1}
+    assert set(load_sakana(archive, ops='relu')['Op_Name']) == {'19_ReLU'}
+    train, test = (load_sakana(archive, correct_only=False, split=s) for s in ('train', 'test'))
+    assert len(train) + len(test) == 5
+    for d, s in ((train, 'train'), (test, 'test')):
+        assert all(sakana_split(l, t) == s for l, t in zip(d['Level_ID'], d['Task_ID']))
+    with pytest.raises(ValueError):
+        load_sakana(archive, split='validation')
+
+
+@needs_nvcc
+def test_sakana_rows_convert_and_build(archive):
+    "Converted rows build with nvcc (the real compiler module), the torch-host one stays a torch extension."
+    from cudarl_wb.compiler import compile_candidate
+    ds = load_sakana(archive, correct_only=False)
+    tasks, skipped = sakana_tasks(ds)
+    assert skipped == [] and sorted(tasks) == [(1, 19), (2, 12)]
+    converted = {r['Kernel_Name']: sakana_to_launcher(r['CUDA_Code'], tasks[(r['Level_ID'], r['Task_ID'])]) for r in ds}
+    assert converted['addmm_then_fused_epilogue'] is None
+    built = {k: compile_candidate(v, arch='sm_90') for k, v in converted.items() if v}
+    assert len(built) == 4
+    for k, r in built.items():
+        assert r.ok, (k, r.log[-2000:])
+
+
+def test_sakana_examples_schema_and_pairs(archive):
+    ex = sakana_examples(load_sakana(archive, correct_only=False), isolate=False)
+    assert list(ex.features) == list(SFT_COLUMNS) and ex.features == sft_features()
+    df = ex.to_pandas()
+    assert (df.origin == 'sakana').all() and (df.family == 'sakana').all()
+    assert set(df.format) == {'launcher', 'torch-extension'}
+    opt = df[df.kind == 'optimizer']
+    assert len(opt) == 2 and (opt.previous_kernel != '').all() and (opt.format == 'launcher').all()
+    assert ((df.kind == 'generator') == (df.previous_kernel == '')).all()
+
+
+# ---- SFT pairs ---------------------------------------------------------------------------------------
+
+def _heldout_copy(name):
+    base = get_task('vector_add')
+    fields = ('tier', 'description', 'signature', 'reference', 'inputs', 'outputs', 'shapes', 'solution')
+    return Task(name=name, **{f: getattr(base, f) for f in fields}, tags=('heldout',))
+
+
+def test_sft_pairs_schema_and_heldout_exclusion():
+    held = _heldout_copy('vector_add_heldout')
+    ds = sft_pairs(list(TASKS.values()) + [held], variants=3, seed=1)
+    assert ds.features == sft_features()
+    df = ds.to_pandas()
+    assert 'vector_add_heldout' not in set(df.task)
+    assert set(df.kind) <= {'generator', 'optimizer'} and set(df.format) == {'launcher'}
+    assert set(df.origin) <= {'suite', 'procedural', 'template', 'sakana', 'kernelbench'}
+    gen = df[df.kind == 'generator']
+    assert (gen.previous_kernel == '').all() and (gen.feedback == '').all()
+    opt = df[df.kind == 'optimizer']
+    assert (opt.previous_kernel != '').all() and opt.feedback.str.startswith('verdict: ').all()
+    assert len(set(df[df.origin == 'template'].description)) > 1
+    for name, shapes in zip(df.task, df.shapes):            # what the agents' task_brief needs besides the text
+        assert json.loads(shapes) == get_task(name).shapes
+    # the same seed gives the same pairs
+    assert sft_pairs(list(TASKS.values()), variants=3, seed=1).to_pandas().equals(
+        sft_pairs(list(TASKS.values()), variants=3, seed=1).to_pandas())
+
+
+def test_procedural_heldout_compositions_stay_out():
+    import cudarl_wb.tasks as tasks_module
+    if not hasattr(tasks_module, 'procedural_tasks'):
+        pytest.skip('tasks.procedural_tasks is not in this version of the suite')
+    test_names = {t.name for t in tasks_module.procedural_tasks(20, seed=0, split='test')}
+    df = sft_pairs([], procedural=20, seed=0, split='train').to_pandas()
+    assert len(df) and not (set(df.task) & test_names)
+
+
+@needs_nvcc
+def test_templated_variations_still_build():
+    from cudarl_wb.compiler import compile_candidate
+    import random
+    rng = random.Random(0)
+    for name in ('vector_add', 'relu', 'softmax_rows'):
+        src = vary_kernel(get_task(name).solution, rng)
+        assert src != get_task(name).solution
+        r = compile_candidate(src, arch='sm_90')
+        assert r.ok, r.log[-2000:]
+
+
+def test_cli_sft_and_sakana(tmp_path, archive):
+    import datasets
+    r = cli('data', 'sft', '--out', str(tmp_path/'sft'), '--variants', '1')
+    counts = json.loads((tmp_path/'sft/counts.json').read_text())
+    assert counts['rows'] == len(datasets.load_from_disk(str(tmp_path/'sft/pairs'))) > 0
+    assert (tmp_path/'sft/pairs.parquet').exists() and 'rows' in r.stdout
+    r = cli('data', 'sakana', str(archive), '--out', str(tmp_path/'sk'), '--level', '1', '--op', 'relu')
+    counts = json.loads((tmp_path/'sk/counts.json').read_text())
+    assert counts['archive rows'] == 2 and counts['problems converted to tasks'] == 1
+    r = cli('data', 'sakana', str(tmp_path/'nope'), '--out', str(tmp_path/'x'), check=False)
+    assert r.returncode == 2 and 'nope' in r.stdout
+
+
+# ---- on the GPU ----------------------------------------------------------------------------------------
+
+def _call_launcher(lib_path, task, inputs, sizes):
+    lib = ctypes.CDLL(lib_path)
+    fn = getattr(lib, task.launcher_name)
+    outs = [torch.full(s.shape, float('nan'), dtype=getattr(torch, s.dtype), device='cuda') for s in task.outputs(sizes)]
+    args, ins, os_ = [], iter(inputs), iter(outs)
+    for p in task.params:
+        if p.role == 'in': args.append(ctypes.c_void_p(next(ins).data_ptr()))
+        elif p.role == 'out': args.append(ctypes.c_void_p(next(os_).data_ptr()))
+        elif p.role == 'size': args.append(ctypes.c_int64(int(sizes[p.name])))
+        elif p.role == 'scalar': args.append(ctypes.c_double(float(sizes[p.name])))
+        else: args.append(ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
+    fn(*args)
+    torch.cuda.synchronize()
+    return outs
+
+
+@pytest.mark.cuda
+def test_converted_sakana_kernels_are_correct_on_the_gpu():
+    "Each converted archive kernel, called through our launcher, matches the task's reference on every shape."
+    # straight from the rows (no datasets/pyarrow needed on the GPU machine)
+    from cudarl_wb.compiler import compile_candidate
+    from cudarl_wb.data import convert_problem, task_from_spec
+    rows = json.loads((DATA/'sakana_rows.json').read_text())
+    tasks = {}
+    for r in rows:
+        key = (r['Level_ID'], r['Task_ID'])
+        if key not in tasks:
+            res = convert_problem(r['PyTorch_Code_Functional'], 'sakana', f'sakana_{key[0]}_{key[1]}', key[0])
+            assert res['ok'], res
+            tasks[key] = task_from_spec(res['spec'])
+    results = {}
+    for r in rows:
+        task = tasks[(r['Level_ID'], r['Task_ID'])]
+        src = sakana_to_launcher(r['CUDA_Code'], task)
+        if src is None: continue
+        built = compile_candidate(src)
+        assert built.ok, built.log[-2000:]
+        ok = True
+        for sizes in task.shapes:
+            xs = [x.cuda() for x in task.make_inputs(sizes, torch.Generator().manual_seed(0))]
+            got = _call_launcher(built.lib_path, task, xs, sizes)[0]
+            want = task.run_reference(xs)[0]
+            ok &= bool(torch.allclose(got, want, atol=1e-3, rtol=1e-3))
+        results[r['Kernel_Name']] = ok
+    print(results)
+    assert results == {'relu_vec4_base': True, 'relu_naive_32_threads': True, 'relu_half_the_elements': False,
+                       'gemm_tiled_fused_scale_leaky': True}
+
+
+@pytest.mark.cuda
+def test_kernelbench_references_run_on_the_gpu_in_float64(kernelbench):
+    "The benchmarker calls references on the GPU, in float32 and float64: both agree with the CPU."
+    tasks, _ = kernelbench
+    for t in tasks:
+        sizes = t.shapes[0]
+        xs = t.make_inputs(sizes, torch.Generator().manual_seed(0))
+        cpu = t.run_reference(xs)[0]
+        gpu = t.run_reference([x.cuda() for x in xs])[0].cpu()
+        g64 = t.run_reference([x.cuda().double() if x.is_floating_point() else x.cuda() for x in xs])[0].cpu()
+        torch.testing.assert_close(gpu, cpu, atol=1e-3, rtol=1e-3, msg=t.name)
+        torch.testing.assert_close(g64.float(), cpu, atol=1e-3, rtol=1e-3, msg=t.name)

@@ -1,0 +1,108 @@
+"""The planted suite: broken and hostile kernels in tests/hostile/, each judged as its header says.
+
+Each `tests/hostile/NAME.cu` starts with a header:
+
+    // task: relu                          the task it is a candidate for
+    // expect: crashed|rejected-by-static-check   the verdicts that count as judged right
+    // detail: host memory                 text that must appear in the message or the flags (optional)
+
+Kernels expected to fail may also be stopped earlier by the compiler's static check
+(`rejected-by-static-check`): that is the first wall doing its job, and the test prints which wall
+caught each one. On a machine without a GPU only the builds are checked; on the device the whole suite
+runs in sandbox workers: `pytest -m cuda tests/test_hostile.py -v -s`.
+"""
+import json, os, re, signal
+from pathlib import Path
+
+import pytest
+
+HOSTILE = Path(__file__).parent/'hostile'
+CASES = sorted(HOSTILE.glob('*.cu'))
+REQUIRED = ['tail_off_by_one', 'race_no_syncthreads', 'out_of_bounds_write', 'wrong_for_large_values', 'infinite_loop',
+            'trap', 'early_return_big_sizes', 'first_trial_only', 'other_stream', 'leaves_outputs_unwritten',
+            'modifies_inputs']
+
+
+def header(path: Path) -> dict:
+    text = path.read_text()
+    h = dict(re.findall(r'^// (task|expect|detail):[ \t]*(.*)$', text, re.M))
+    return dict(name=path.stem, task=h['task'].strip(), expect=set(h['expect'].strip().split('|')),
+                detail=h.get('detail', '').strip(), source=text)
+
+
+def test_the_suite_is_complete_and_readable():
+    assert len(CASES) >= 15, len(CASES)
+    names = [p.stem for p in CASES]
+    assert set(REQUIRED) <= set(names), set(REQUIRED) - set(names)
+    from cudarl_wb.core import Verdict
+    from cudarl_wb.tasks import get_task
+    for p in CASES:
+        h = header(p)
+        get_task(h['task'])
+        assert all(Verdict(v) for v in h['expect']), p
+
+
+def test_every_hostile_kernel_builds_or_is_rejected():
+    "On any machine with nvcc: each one compiles (or the static check refuses it); nothing raises."
+    from cudarl_wb.benchmarker import Evaluator
+    from cudarl_wb.core import Verdict
+    hs = [header(p) for p in CASES]
+    with Evaluator(devices=[], compile_threads=2) as ev:
+        rs = ev.evaluate_many([(h['task'], h['source']) for h in hs])
+    for h, r in zip(hs, rs):
+        assert r.verdict in (Verdict.COMPILED, Verdict.REJECTED), (h['name'], r.verdict, r.message)
+
+
+@pytest.fixture(scope='module')
+def ev():
+    from cudarl_wb.benchmarker import Evaluator
+    from cudarl_wb.sandbox import SandboxLimits
+    lim = SandboxLimits(call_timeout=10.0, host_memory=2 << 30)
+    with Evaluator(limits=lim, torch_compile=False) as e:
+        e.start()
+        print('\nconfinement on this device:', json.dumps(e.confinement, indent=1, default=str))
+        yield e
+
+
+@pytest.fixture(scope='module')
+def signals():
+    got = []
+    old = signal.signal(signal.SIGUSR1, lambda *a: got.append(1))
+    yield got
+    signal.signal(signal.SIGUSR1, old)
+
+
+@pytest.mark.cuda
+def test_the_sandbox_is_confined_on_the_device(ev):
+    conf = next(iter(ev.confinement.values()))
+    assert conf['no_new_privs'] is True
+    assert isinstance(conf.get('seccomp'), dict), f"seccomp not in force: {conf.get('seccomp')} {conf.get('dropped')}"
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize('path', CASES, ids=[p.stem for p in CASES])
+def test_hostile_kernel_is_judged_as_it_should_be(ev, signals, path):
+    from cudarl_wb.tasks import get_task
+    h = header(path)
+    marks = [Path('/tmp/cudarl_hostile_pwned.txt'), Path('/tmp/cudarl_hostile_exec.txt')]
+    for m in marks: m.unlink(missing_ok=True)
+    r = ev.evaluate(h['task'], h['source'], time_it=True)
+    print(f"\n{h['name']}: {r.verdict.value} {r.flags} — {r.message[:300]}")
+    allowed = h['expect'] | ({'rejected-by-static-check'} if 'correct' not in h['expect'] else set())
+    assert r.verdict.value in allowed, (h['name'], r.verdict.value, r.message, r.log[-2000:])
+    if h['detail'] and h['detail'] != 'other-stream' and r.verdict.value in h['expect']:
+        assert h['detail'] in r.message or h['detail'] in r.flags, (h['name'], r.message, r.flags)
+    if h['detail'] == 'other-stream':
+        honest = ev.evaluate(h['task'], get_task(h['task']).solution)
+        print(f'  honest: {honest.kernel_ms:.4g} ms, other stream: {r.kernel_ms:.4g} ms {r.flags}')
+        assert r.kernel_ms >= 0.8 * honest.kernel_ms or 'retimed-wall-clock' in r.flags, (r.kernel_ms, honest.kernel_ms)
+    assert not signals, 'a candidate signalled the trainer'
+    for m in marks: assert not m.exists(), f'{h["name"]} wrote {m}'
+
+
+@pytest.mark.cuda
+def test_the_pool_is_healthy_after_the_suite(ev):
+    from cudarl_wb.tasks import get_task
+    r = ev.evaluate('relu', get_task('relu').solution)
+    assert r.correct, r.message
+    assert ev.slots[0].worker.starts >= 2     # crashes were absorbed by fresh workers
