@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # run from a checkout without installing
 import torch
-from cudarl_wb.models import AgentModels, LoraSettings, load_model, parameter_count, resolve_device
+from cudarl_wb.models import AgentModels, LoraSettings, load_model, parameter_count, as_device
 from cudarl_wb.tasks import get_task
 
 
@@ -117,7 +117,7 @@ def main(argv=None):
     p.add_argument('--memorise-steps', type=int, default=200, help='0 to skip the LoRA-vs-full learnability rows')
     p.add_argument('--out', default=str(Path(__file__).parent/'results'/'models.json'))
     a = p.parse_args(argv)
-    device = resolve_device(a.device)
+    device = as_device(a.device)
     gpu = device.type == 'cuda'
     batch, seq = a.batch or (8 if gpu else 2), a.seq or (1024 if gpu else 256)
     gen_batches = [int(b) for b in (a.gen_batches or ('16,64' if gpu else '4')).split(',')]
