@@ -40,7 +40,8 @@ def test_what_does_not_build_gets_nothing(built):
         assert not cr.ok
         for preset in PRESETS:
             r = compute_reward(cr, None, preset)
-            assert r.total == 0.0 and r.verdict == 'did-not-compile' and r.gated, r
+            assert r.total == 0.0 and r.gated, r
+            assert r.verdict in ('did-not-compile', 'rejected-by-static-check', 'no-code'), r.verdict
     r = compute_reward(compile_candidate(src.replace('x[i] > 0.f', 'x[i] >> 0.f')))
     assert r.explanation.startswith('did-not-compile: line 8:'), r.explanation
 
