@@ -251,7 +251,7 @@ def test_corpus_kernels_build_with_nvcc(tmp_path, monkeypatch):
         for s in REDUCTION_STRATEGIES: sources[f'{name}-{s}'] = reduction_kernel(name, s, pre='v * 2.f')
     with ThreadPoolExecutor(2) as pool:
         results = dict(zip(sources, pool.map(compile_candidate, sources.values())))
-    failed = {k: r.log[:500] for k, r in results.items() if not r.ok}
+    failed = {k: (r.verdict.value, [i.message for i in r.issues], r.log[:500]) for k, r in results.items() if not r.ok}
     assert not failed, failed
 
 
