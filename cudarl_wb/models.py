@@ -16,7 +16,7 @@ from .core import *
 
 # %% auto #0
 __all__ = ['SPECIAL_TOKENS', 'EOS_TOKEN', 'PAD_TOKEN', 'SPLIT_PATTERN', 'CHAT_TEMPLATE', 'UNARY_OPS', 'BINARY_OPS',
-           'ELEMENTWISE_STYLES', 'REDUCTIONS', 'REDUCTION_STRATEGIES', 'PRESETS', 'AGENTS', 'LORA_TARGETS',
+           'ELEMENTWISE_STYLES', 'REDUCTIONS', 'REDUCTION_STRATEGIES', 'MODEL_PRESETS', 'AGENTS', 'LORA_TARGETS',
            'new_bpe_tokenizer', 'wrap_tokenizer', 'corpus_snippets', 'solution_files', 'elementwise_kernel',
            'elementwise_module', 'reduction_kernel', 'render_conversation', 'nvcc_error_text', 'ptxas_text',
            'verdict_text', 'generated_kernels', 'build_corpus', 'train_tokenizer', 'shipped_tokenizer_dir',
@@ -535,7 +535,7 @@ def sanitize_text(s: str) -> str:
     return re.sub('[\ud800-\udfff]', '\ufffd', s) if isinstance(s, str) else safe_text(s)
 
 # %% ../nbs/09_models.ipynb #84d93eba
-PRESETS = {
+MODEL_PRESETS = {
     'tiny': dict(hidden_size=256, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2,
                  intermediate_size=768, max_position_embeddings=4096),
     'small': dict(hidden_size=768, num_hidden_layers=12, num_attention_heads=12, num_key_value_heads=4,
@@ -551,13 +551,13 @@ def padded_vocab(n: int, multiple: int = 64) -> int:
 def model_config(preset: str = 'tiny', tokenizer=None, vocab_size: int | None = None, **overrides):
     "The `transformers.Qwen2Config` of a preset, sized to `tokenizer` (default: the shipped one)."
     from transformers import Qwen2Config
-    if preset not in PRESETS:
-        raise KeyError(f'no preset {preset!r}; presets: {", ".join(PRESETS)}')
+    if preset not in MODEL_PRESETS:
+        raise KeyError(f'no preset {preset!r}; presets: {", ".join(MODEL_PRESETS)}')
     if vocab_size is None: vocab_size = padded_vocab(len(tokenizer if tokenizer is not None else load_tokenizer()))
     tok = tokenizer if tokenizer is not None else load_tokenizer()
     special = dict(eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
                    bos_token_id=tok.convert_tokens_to_ids('<|endoftext|>'))
-    cfg = Qwen2Config(**{**_COMMON, **PRESETS[preset], 'vocab_size': vocab_size, **special, **overrides})
+    cfg = Qwen2Config(**{**_COMMON, **MODEL_PRESETS[preset], 'vocab_size': vocab_size, **special, **overrides})
     cfg.cudarl_preset = preset   # saved in config.json: this architecture is ours
     return cfg
 
@@ -629,7 +629,7 @@ def resolve_hub_name(name: str) -> Path:
     try: return Path(snapshot_download(name, local_files_only=True, allow_patterns=_HUB_FILES))
     except Exception as cached_miss:
         hint = (f"Download it where there is network (`hf download {name}`) and copy the Hugging Face cache here, "
-                f"or pass the model's local folder, or use a preset ({', '.join(PRESETS)}).")
+                f"or pass the model's local folder, or use a preset ({', '.join(MODEL_PRESETS)}).")
         if hub_offline():
             raise ModelUnavailableError(f'{name!r} is not in the local Hugging Face cache and the Hub is off '
                                         f'(HF_HUB_OFFLINE is set). {hint}') from cached_miss
@@ -648,7 +648,7 @@ def load_model(name_or_path, dtype=None, device=None, tokenizer=None, seed: int 
     device = as_device(device)
     dtype = as_torch_dtype(dtype, device)
     name = str(name_or_path)
-    if name in PRESETS: return build_model(name, seed=seed, tokenizer=tokenizer, dtype=dtype, device=device)
+    if name in MODEL_PRESETS: return build_model(name, seed=seed, tokenizer=tokenizer, dtype=dtype, device=device)
     path = Path(name).expanduser()
     if path.exists():
         if not path.is_dir(): raise ModelUnavailableError(f'{path} is a file; a model is a folder with config.json')
@@ -659,8 +659,8 @@ def load_model(name_or_path, dtype=None, device=None, tokenizer=None, seed: int 
                                         f'(it holds: {", ".join(sorted(os.listdir(path))[:10]) or "nothing"})')
         folder, source = path.resolve(), str(path.resolve())
     elif _looks_like_path(name) or '/' not in name:
-        close = difflib.get_close_matches(name, PRESETS, n=1)
-        raise ModelUnavailableError(f'unknown model {name!r}: not a preset ({", ".join(PRESETS)}), not an existing folder, '
+        close = difflib.get_close_matches(name, MODEL_PRESETS, n=1)
+        raise ModelUnavailableError(f'unknown model {name!r}: not a preset ({", ".join(MODEL_PRESETS)}), not an existing folder, '
                                     f'and not a Hub name (owner/name)' + (f'; did you mean {close[0]!r}?' if close else ''))
     else: folder, source = resolve_hub_name(name), name
     if tokenizer is None:
@@ -826,7 +826,7 @@ def _save(self: AgentModels, path, save_base: bool | None = None) -> Path:
     path = Path(path)
     source = self.base_source
     if save_base is None:   # a preset's random weights cannot be rebuilt from a name
-        save_base = source is None or source in PRESETS
+        save_base = source is None or source in MODEL_PRESETS
     with atomic_dir(path) as tmp:
         if self.mode == 'lora':
             self._peft.save_pretrained(tmp, selected_adapters=list(self.agents))   # peft writes tmp/<agent>/
@@ -906,7 +906,7 @@ def models_info() -> dict:
     trained_on = json.loads(training.read_text()) if training.exists() else {}
     corpus = build_corpus(**trained_on.get('corpus', {}), by_source=True)
     current = content_hash(*[d for docs in corpus.values() for d in docs if d])
-    return dict(presets={p: dict(parameters=parameter_count(p), **PRESETS[p]) for p in PRESETS},
+    return dict(presets={p: dict(parameters=parameter_count(p), **MODEL_PRESETS[p]) for p in MODEL_PRESETS},
                 tokenizer=dict(path=str(shipped_tokenizer_dir()), vocab_size=len(tok), trained_on=trained_on,
                                up_to_date=trained_on.get('corpus_hash') == current,   # False: retrain it
                                compression={k: compression(tok, v) for k, v in corpus.items() if v}))
