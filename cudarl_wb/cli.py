@@ -21,6 +21,7 @@ COMMANDS = {  # name: (module, one-line help)
     'eval': ('cudarl_wb.benchmarker', 'judge a kernel for a task: correctness, timing, speedups'),
     'reward': ('cudarl_wb.reward', 'score a candidate under a reward preset'),
     'curriculum': ('cudarl_wb.curriculum', 'show and plot a saved curriculum'),
+    'models': ('cudarl_wb.models', 'model presets, parameter counts, retrain the tokenizer'),
     'episode': ('cudarl_wb.episode', 'run one multi-turn episode and write its transcript'),
     'sft': ('cudarl_wb.sft', 'warm-start the Generator and Optimizer adapters'),
     'train': ('cudarl_wb.grpo', 'multi-turn GRPO training'),

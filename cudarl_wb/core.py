@@ -177,6 +177,15 @@ class BenchResult(Record):
         return sum(c.passed for c in self.checks) / t if t else 0.0
 
 # %% ../nbs/00_core.ipynb #74f56544
+def _umask() -> int:
+    "The process umask, read without changing it where Linux allows (setting it is not thread-safe)."
+    try:
+        for line in Path('/proc/self/status').read_text().splitlines():
+            if line.startswith('Umask:'): return int(line.split()[1], 8)
+    except OSError: pass
+    mask = os.umask(0o022); os.umask(mask)
+    return mask
+
 def atomic_write(path, data: str | bytes) -> Path:
     "Write `data` to `path` so that readers see the old file or the new one, never a torn one."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
@@ -185,6 +194,7 @@ def atomic_write(path, data: str | bytes) -> Path:
         with os.fdopen(fd, 'wb') as f:
             f.write(data.encode() if isinstance(data, str) else data)
             f.flush(); os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())   # mkstemp makes 0600; a checkpoint is as readable as any file
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True); raise
@@ -199,6 +209,7 @@ def atomic_dir(path):
     "Yield a temporary folder; on success it replaces `path` whole, on error it is removed."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f'.{path.name}.'))
+    os.chmod(tmp, 0o777 & ~_umask())      # mkdtemp makes 0700
     try:
         yield tmp
         old = path.with_name(f'.{path.name}.old')
