@@ -2,76 +2,36 @@
 #include <stdint.h>
 #include <math.h>
 
-// Single-head attention, softmax(Q K^T / sqrt(d)) V, for `bh` independent (batch x head) slices:
-// q, k, v and o are bh x s x d, row-major. One block per query row: its s scores go to shared
-// memory, the block finds their maximum and the sum of exponentials, and then each thread computes
-// output columns as probability-weighted sums of the rows of V. Simple, but every block reads all of
-// K and V for its slice: a tiled (flash) kernel would share them between query rows.
-__device__ __forceinline__ float block_max(float v, float* partial) {
-    partial[threadIdx.x] = v;
-    __syncthreads();
-    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-        if (threadIdx.x < s) partial[threadIdx.x] = fmaxf(partial[threadIdx.x], partial[threadIdx.x + s]);
-        __syncthreads();
-    }
-    float r = partial[0];
-    __syncthreads();                          // everyone has read partial[0] before it is reused
-    return r;
-}
-
-__device__ __forceinline__ float block_sum(float v, float* partial) {
-    partial[threadIdx.x] = v;
-    __syncthreads();
-    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-        if (threadIdx.x < s) partial[threadIdx.x] += partial[threadIdx.x + s];
-        __syncthreads();
-    }
-    float r = partial[0];
-    __syncthreads();
-    return r;
-}
-
-__global__ void attention_kernel(const float* q, const float* k, const float* v, float* o, int64_t bh, int64_t s,
-                                 int64_t d) {
-    extern __shared__ float smem[];
-    float* scores = smem;                     // s floats
-    float* partial = smem + s;                // blockDim.x floats
-    int64_t row = blockIdx.x;                 // one of the bh * s query rows
-    const float* qr = q + row * d;
+// o = softmax(q k^T / sqrt(d)) v, one warp per query row: scores in shared memory, shuffles for their
+// max and sum. Every warp re-reads K and V; a tiled (flash) kernel would share them.
+__global__ void attention_kernel(const float* q, const float* k, const float* v, float* o, int64_t s, int64_t d) {
+    extern __shared__ float p[];              // the row's scores, then its probabilities
+    int64_t row = blockIdx.x, keys = s;
     const float* kh = k + (row / s) * s * d;
     const float* vh = v + (row / s) * s * d;
-    int64_t keys = s;
-    float scale = 1.f / sqrtf((float)d);
-    float m = -INFINITY;
-    for (int64_t j = threadIdx.x; j < keys; j += blockDim.x) {
+    float scale = 1.f / sqrtf((float)d), m = -INFINITY, sum = 0.f;
+    for (int64_t j = threadIdx.x; j < keys; j += 32) {
         float acc = 0.f;
-        for (int64_t c = 0; c < d; ++c) acc += qr[c] * kh[j * d + c];
-        acc *= scale;
-        scores[j] = acc;
-        m = fmaxf(m, acc);
+        for (int64_t c = 0; c < d; ++c) acc += q[row * d + c] * kh[j * d + c];
+        p[j] = acc * scale;
+        m = fmaxf(m, p[j]);
     }
-    m = block_max(m, partial);
-    float sum = 0.f;
-    for (int64_t j = threadIdx.x; j < keys; j += blockDim.x) {
-        float p = expf(scores[j] - m);
-        scores[j] = p;
-        sum += p;
-    }
-    sum = block_sum(sum, partial);            // its barriers also publish every thread's scores
-    float inv = 1.f / sum;
-    for (int64_t c = threadIdx.x; c < d; c += blockDim.x) {
+    for (int off = 16; off > 0; off >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));
+    for (int64_t j = threadIdx.x; j < keys; j += 32) { p[j] = expf(p[j] - m); sum += p[j]; }
+    for (int off = 16; off > 0; off >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, off);
+    __syncwarp();                             // all of p is written before any lane reads it all
+    for (int64_t c = threadIdx.x; c < d; c += 32) {
         float acc = 0.f;
-        for (int64_t j = 0; j < keys; ++j) acc += scores[j] * vh[j * d + c];
-        o[row * d + c] = acc * inv;
+        for (int64_t j = 0; j < keys; ++j) acc += p[j] * vh[j * d + c];
+        o[row * d + c] = acc / sum;
     }
 }
 
 extern "C" void launch(const float* q, const float* k, const float* v, float* o, int64_t bh, int64_t s, int64_t d,
                        cudaStream_t stream) {
     if (bh <= 0 || s <= 0 || d <= 0) return;
-    int threads = 256;
-    size_t smem = (size_t)(s + threads) * sizeof(float);
-    if (smem > 48 * 1024)                     // above 48 KiB a kernel must ask for more shared memory
+    size_t smem = (size_t)s * sizeof(float);
+    if (smem > 48 * 1024)                     // more than 48 KiB of shared memory must be asked for
         cudaFuncSetAttribute(attention_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    attention_kernel<<<(unsigned)(bh * s), threads, smem, stream>>>(q, k, v, o, bh, s, d);
+    attention_kernel<<<(unsigned)(bh * s), 32, smem, stream>>>(q, k, v, o, s, d);
 }

@@ -2,75 +2,35 @@
 #include <stdint.h>
 #include <math.h>
 
-// Causal single-head attention: like `attention`, but query i attends only to keys j <= i
-// (scores above the diagonal are -inf before the softmax). q, k, v and o are bh x s x d.
-// One block per query row; only the first i + 1 scores are computed.
-__device__ __forceinline__ float block_max(float v, float* partial) {
-    partial[threadIdx.x] = v;
-    __syncthreads();
-    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-        if (threadIdx.x < s) partial[threadIdx.x] = fmaxf(partial[threadIdx.x], partial[threadIdx.x + s]);
-        __syncthreads();
-    }
-    float r = partial[0];
-    __syncthreads();                          // everyone has read partial[0] before it is reused
-    return r;
-}
-
-__device__ __forceinline__ float block_sum(float v, float* partial) {
-    partial[threadIdx.x] = v;
-    __syncthreads();
-    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-        if (threadIdx.x < s) partial[threadIdx.x] += partial[threadIdx.x + s];
-        __syncthreads();
-    }
-    float r = partial[0];
-    __syncthreads();
-    return r;
-}
-
-__global__ void causal_attention_kernel(const float* q, const float* k, const float* v, float* o, int64_t bh, int64_t s,
-                                 int64_t d) {
-    extern __shared__ float smem[];
-    float* scores = smem;                     // s floats
-    float* partial = smem + s;                // blockDim.x floats
-    int64_t row = blockIdx.x;                 // one of the bh * s query rows
-    int64_t i = row % s;                      // its position in the sequence
-    const float* qr = q + row * d;
+// Causal attention, one warp per query row i: only the scores of keys j <= i are computed.
+__global__ void causal_attention_kernel(const float* q, const float* k, const float* v, float* o, int64_t s, int64_t d) {
+    extern __shared__ float p[];              // the row's scores, then its probabilities
+    int64_t row = blockIdx.x, keys = row % s + 1;
     const float* kh = k + (row / s) * s * d;
     const float* vh = v + (row / s) * s * d;
-    int64_t keys = i + 1;
-    float scale = 1.f / sqrtf((float)d);
-    float m = -INFINITY;
-    for (int64_t j = threadIdx.x; j < keys; j += blockDim.x) {
+    float scale = 1.f / sqrtf((float)d), m = -INFINITY, sum = 0.f;
+    for (int64_t j = threadIdx.x; j < keys; j += 32) {
         float acc = 0.f;
-        for (int64_t c = 0; c < d; ++c) acc += qr[c] * kh[j * d + c];
-        acc *= scale;
-        scores[j] = acc;
-        m = fmaxf(m, acc);
+        for (int64_t c = 0; c < d; ++c) acc += q[row * d + c] * kh[j * d + c];
+        p[j] = acc * scale;
+        m = fmaxf(m, p[j]);
     }
-    m = block_max(m, partial);
-    float sum = 0.f;
-    for (int64_t j = threadIdx.x; j < keys; j += blockDim.x) {
-        float p = expf(scores[j] - m);
-        scores[j] = p;
-        sum += p;
-    }
-    sum = block_sum(sum, partial);            // its barriers also publish every thread's scores
-    float inv = 1.f / sum;
-    for (int64_t c = threadIdx.x; c < d; c += blockDim.x) {
+    for (int off = 16; off > 0; off >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));
+    for (int64_t j = threadIdx.x; j < keys; j += 32) { p[j] = expf(p[j] - m); sum += p[j]; }
+    for (int off = 16; off > 0; off >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, off);
+    __syncwarp();                             // all of p is written before any lane reads it all
+    for (int64_t c = threadIdx.x; c < d; c += 32) {
         float acc = 0.f;
-        for (int64_t j = 0; j < keys; ++j) acc += scores[j] * vh[j * d + c];
-        o[row * d + c] = acc * inv;
+        for (int64_t j = 0; j < keys; ++j) acc += p[j] * vh[j * d + c];
+        o[row * d + c] = acc / sum;
     }
 }
 
 extern "C" void launch(const float* q, const float* k, const float* v, float* o, int64_t bh, int64_t s, int64_t d,
                        cudaStream_t stream) {
     if (bh <= 0 || s <= 0 || d <= 0) return;
-    int threads = 256;
-    size_t smem = (size_t)(s + threads) * sizeof(float);
-    if (smem > 48 * 1024)                     // above 48 KiB a kernel must ask for more shared memory
+    size_t smem = (size_t)s * sizeof(float);
+    if (smem > 48 * 1024)                     // more than 48 KiB of shared memory must be asked for
         cudaFuncSetAttribute(causal_attention_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    causal_attention_kernel<<<(unsigned)(bh * s), threads, smem, stream>>>(q, k, v, o, bh, s, d);
+    causal_attention_kernel<<<(unsigned)(bh * s), 32, smem, stream>>>(q, k, v, o, s, d);
 }
