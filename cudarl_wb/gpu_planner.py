@@ -334,8 +334,8 @@ class ModelSpec(Record):
 _QWEN25 = dict(qkv_bias=True)
 BUILTIN_MODELS = {   # short name: (hidden, layers, heads, kv_heads, intermediate, vocab, tied, extra)
     # the project's offline models (09_models; vocab = the shipped tokenizer's, padded to 64)
-    'small':               (768, 12, 12, 4, 3072, 3136, True, _QWEN25),
-    'tiny':                (256, 4, 4, 2, 768, 3136, True, _QWEN25),
+    'small':               (768, 12, 12, 4, 3072, 4096, True, _QWEN25),
+    'tiny':                (256, 4, 4, 2, 768, 4096, True, _QWEN25),
     'qwen2.5-coder-0.5b':  (896, 24, 14, 2, 4864, 151936, True, _QWEN25),
     'qwen2.5-coder-1.5b':  (1536, 28, 12, 2, 8960, 151936, True, _QWEN25),
     'qwen2.5-coder-3b':    (2048, 36, 16, 2, 11008, 151936, True, _QWEN25),
