@@ -341,3 +341,23 @@ def test_occupancy_and_resources_agree_with_the_driver():
                 assert theoretical_occupancy(k, block, arch)['active_blocks'] == blocks, (p.name, k.name, block)
                 checked += 1
     assert checked >= 100
+
+
+def test_plain_device_helper_functions_build():
+    "Models write non-inline __device__ helpers all the time; nvcc's host stub for them calls exit()."
+    from cudarl_wb.tasks import get_task
+    src = '''#include <cuda_runtime.h>
+#include <stdint.h>
+__device__ float my_relu(float v) { return v > 0.f ? v : 0.f; }
+__global__ void k(const float* x, float* y, int64_t n) {
+    int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = my_relu(x[i]);
+}
+extern "C" void launch(const float* x, float* y, int64_t n, cudaStream_t stream) {
+    k<<<(unsigned)((n + 255) / 256), 256, 0, stream>>>(x, y, n);
+}
+'''
+    r = compile_candidate(src, task=get_task('relu'))
+    assert r.ok and r.verdict is Verdict.COMPILED, (r.verdict, r.issues)
+    bad = compile_candidate(src.replace('k<<<', 'if (n < 0) exit(1);\n    k<<<'), task=get_task('relu'))
+    assert bad.verdict is Verdict.REJECTED and any('exit' in i.message for i in bad.issues), bad.issues

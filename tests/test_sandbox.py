@@ -160,3 +160,15 @@ def test_seccomp_program_is_well_formed():
     for level in ('basic', 'strict'):
         code = seccomp_program(os.getpid(), level)
         assert len(code) % 8 == 0 and 10 < len(code) // 8 < 256
+
+
+def test_a_selftest_that_announces_phases_starts():
+    "On a GPU the start-up self-test runs a full check, which announces its steps before the hello."
+    from cudarl_wb.sandbox import Worker, SandboxLimits
+    w = Worker('cpu', SandboxLimits(), selftest=('cudarl_wb.sandbox:announce_phases', {'labels': ['build', 'check']}))
+    try:
+        hello = w.start().hello
+        assert hello['selftest'] == {'ok': True, 'phases': ['build', 'check']}, hello
+        assert w.notes == [], w.notes            # nothing was dropped to get there
+    finally:
+        w.close()
