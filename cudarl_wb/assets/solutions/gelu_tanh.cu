@@ -1,0 +1,21 @@
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <math.h>
+
+// y[i] = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), the tanh approximation of GELU
+// One thread per element in a grid-stride loop; 64-bit indices, so any n works.
+__global__ void gelu_tanh_kernel(const float* x, float* y, int64_t n) {
+    int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += stride) {
+        float v = x[i];
+        y[i] = 0.5f * v * (1.f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
+    }
+}
+
+extern "C" void launch(const float* x, float* y, int64_t n, cudaStream_t stream) {
+    if (n <= 0) return;
+    int threads = 256;
+    int64_t blocks = (n + threads - 1) / threads;
+    if (blocks > 65535 * 8) blocks = 65535 * 8;
+    gelu_tanh_kernel<<<(unsigned)blocks, threads, 0, stream>>>(x, y, n);
+}

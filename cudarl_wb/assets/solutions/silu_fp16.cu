@@ -1,0 +1,22 @@
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <math.h>
+#include <cuda_fp16.h>
+
+// y[i] = silu(x[i]) in half precision, computed in float and rounded once
+// One thread per element in a grid-stride loop; 64-bit indices, so any n works.
+__global__ void silu_fp16_kernel(const __half* x, __half* y, int64_t n) {
+    int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += stride) {
+        float v = __half2float(x[i]);
+        y[i] = __float2half(v / (1.f + expf(-v)));
+    }
+}
+
+extern "C" void launch(const __half* x, __half* y, int64_t n, cudaStream_t stream) {
+    if (n <= 0) return;
+    int threads = 256;
+    int64_t blocks = (n + threads - 1) / threads;
+    if (blocks > 65535 * 8) blocks = 65535 * 8;
+    silu_fp16_kernel<<<(unsigned)blocks, threads, 0, stream>>>(x, y, n);
+}
