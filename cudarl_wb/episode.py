@@ -17,7 +17,7 @@ from .agents import Generation, TestReport, Sampling, Generator, Optimizer, Test
 # %% auto #0
 __all__ = ['code_key', 'Turn', 'EpisodeState', 'Episode', 'stop_reason', 'optimizer_case', 'run_episodes', 'save_transcripts',
            'load_transcripts', 'diff_html', 'turn_card_html', 'episode_html', 'group_html', 'show_episode',
-           'TranscriptViewer', 'saved_tokenizer', 'load_agent_models', 'episode_args', 'episode_command']
+           'TranscriptViewer', 'load_agent_models', 'episode_args', 'episode_command']
 
 # %% ../nbs/11_episode.ipynb #e115d81e
 def code_key(code: str) -> str:
@@ -326,30 +326,13 @@ class TranscriptViewer:
         display(self.widget)
 
 # %% ../nbs/11_episode.ipynb #c2dcff76
-def saved_tokenizer(folder):
-    "Our own tokenizer in `folder`, read exactly as saved; None when the folder holds another kind (a real checkpoint's)."
-    folder = Path(folder)
-    cfg = folder/'tokenizer_config.json'
-    if not (cfg.exists() and (folder/'tokenizer.json').exists()): return None
-    try: cls = json.loads(cfg.read_text()).get('tokenizer_class')
-    except (OSError, ValueError): return None
-    if cls not in ('TokenizersBackend', 'PreTrainedTokenizerFast'): return None
-    from transformers import PreTrainedTokenizerFast
-    tok = PreTrainedTokenizerFast.from_pretrained(str(folder))
-    if tok.pad_token is None: tok.pad_token = tok.eos_token
-    return tok
-
 def load_agent_models(name_or_path: str = 'tiny', device=None, dtype=None, seed: int = 0):
     "`AgentModels` from a preset, a model folder, an agents checkpoint folder, or a Hub name."
     from cudarl_wb.models import AgentModels, AGENTS, load_model
     path = Path(str(name_or_path)).expanduser()
     if path.is_dir() and ((path/AgentModels.MANIFEST).exists() or any((path/a/'adapter_config.json').exists() for a in AGENTS)):
-        models = AgentModels.load(path, dtype=dtype, device=device, trainable=False)
-        tok = next((t for t in (saved_tokenizer(path/a) for a in models.agents) if t is not None), None)
-        if tok is not None: models.tokenizer = tok
-        return models
-    base, tok = load_model(name_or_path, dtype=dtype, device=device, seed=seed,
-                           tokenizer=saved_tokenizer(path) if path.is_dir() else None)
+        return AgentModels.load(path, dtype=dtype, device=device, trainable=False)
+    base, tok = load_model(name_or_path, dtype=dtype, device=device, seed=seed)
     return AgentModels.create(base, tok)
 
 def episode_args(p: argparse.ArgumentParser):

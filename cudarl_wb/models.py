@@ -518,9 +518,20 @@ def load_tokenizer(path=None):
         if path == shipped_tokenizer_dir():
             raise FileNotFoundError(f'the shipped tokenizer is missing from {path}: run `python -m cudarl_wb.models retrain-tokenizer`')
         raise FileNotFoundError(f'no tokenizer in {path} (expected tokenizer.json or tokenizer_config.json)')
-    tok = AutoTokenizer.from_pretrained(str(path))
+    tok = _our_saved_tokenizer(path) or AutoTokenizer.from_pretrained(str(path))
     if tok.pad_token is None: tok.pad_token = tok.eos_token   # real checkpoints without a pad token
     return tok
+
+def _our_saved_tokenizer(path: Path):
+    "Our own tokenizer read exactly as saved, or None for another kind (a real checkpoint's)."
+    # AutoTokenizer on a folder that also holds a Qwen2 config.json builds a Qwen2Tokenizer, which swaps
+    # our saved splitting rule for Qwen2's ('float32' → float|3|2 instead of float|32): a model then reads
+    # other ids than it was trained on. Our tokenizers are saved with the `tokenizers` backend class.
+    from transformers import PreTrainedTokenizerFast
+    try: cls = json.loads((path/'tokenizer_config.json').read_text()).get('tokenizer_class')
+    except (OSError, ValueError): return None
+    if cls not in ('TokenizersBackend', 'PreTrainedTokenizerFast') or not (path/'tokenizer.json').exists(): return None
+    return PreTrainedTokenizerFast.from_pretrained(str(path))
 
 # %% ../nbs/09_models.ipynb #5bd56131
 def compression(tokenizer, texts: Iterable[str]) -> dict:

@@ -299,3 +299,14 @@ def test_tiny_full_finetune_on_gpu(tmp_path):
     back = AgentModels.load(tmp_path/'f')
     assert next(back.model.parameters()).device.type == 'cuda'
     for k, v in _logits(am, batch['input_ids']).items(): assert torch.equal(v, _logits(back, batch['input_ids'])[k]), k
+
+
+def test_a_saved_model_folder_reads_its_tokenizer_exactly_as_trained(tmp_path):
+    "AutoTokenizer next to a Qwen2 config.json would swap our splitting rule for Qwen2's (float32 → float|3|2)."
+    model, tok = build_model('tiny')
+    model.save_pretrained(tmp_path); tok.save_pretrained(tmp_path)
+    text = 'float32 int64_t __global__ blockIdx.x * 256'
+    loaded = load_tokenizer(tmp_path)
+    assert loaded(text)['input_ids'] == tok(text)['input_ids']
+    _, tok2 = load_model(str(tmp_path))
+    assert tok2(text)['input_ids'] == tok(text)['input_ids']
