@@ -1,0 +1,52 @@
+"""The `small` warm start on one GPU: tokens/s, peak memory, and the held-out compile and correct rates before
+and after (target: >= 60% correct on tier-0 held-out compositions, the `elementwise` group). One command, about
+6-8 minutes on an H100 including both measurements:
+
+    python bench/sft_gpu.py --copy-to $OUT
+
+Checkpoints go to --out (default /tmp/sft_small: the weights are too large to bring back); metrics.json,
+eval_rows.json, sft_eval.png and this script's JSON are copied to --copy-to. Prints a table.
+"""
+import argparse, json, os, shutil, sys, time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument('--preset', default='small')
+    p.add_argument('--model', default=None, help='a real checkpoint instead (LoRA agents)')
+    p.add_argument('--out', default='/tmp/sft_small')
+    p.add_argument('--time-budget', type=float, default=None, help="training seconds for both agents (default: the preset's)")
+    p.add_argument('--copy-to', default=os.environ.get('OUT'))
+    p.add_argument('--set', action='append', default=[], metavar='KEY=VALUE')
+    p.add_argument('--json', default=str(ROOT/'bench'/'results'/'sft_gpu.json'))
+    a = p.parse_args(argv)
+    import torch
+    from cudarl_wb.sft import run_sft, sft_table, _overrides
+    print(f'torch {torch.__version__}, cuda {torch.cuda.is_available()}: '
+          f'{torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no GPU"}', flush=True)
+    t0 = time.perf_counter()
+    m = run_sft(a.preset, model=a.model, out=a.out, time_budget_s=a.time_budget, progress=False, **_overrides(a.set))
+    wall = time.perf_counter() - t0
+    print(); print(sft_table(m))
+    ev = m['eval']
+    tier0 = {w: ((ev[w] or {}).get('generator', {}).get('groups', {}).get('elementwise') or {}) for w in ('before', 'after')}
+    fmt = lambda x: '-' if x is None else f'{x:.0%}'
+    print(f"\ntier-0 held-out (elementwise) correct: {fmt(tier0['before'].get('correct'))} -> {fmt(tier0['after'].get('correct'))} "
+          f"(target >= 60%), compile {fmt(tier0['before'].get('compile'))} -> {fmt(tier0['after'].get('compile'))}; "
+          f"{m['train']['tokens_per_s']:.0f} tokens/s; peak GPU memory {m['peak_memory']['gpu_gb']} GB; wall {wall:.0f} s")
+    result = dict(metrics=m, wall_seconds=round(wall, 1), tier0=tier0)
+    Path(a.json).parent.mkdir(parents=True, exist_ok=True)
+    Path(a.json).write_text(json.dumps(result, indent=1))
+    if a.copy_to:
+        dst = Path(a.copy_to); dst.mkdir(parents=True, exist_ok=True)
+        for name in ('metrics.json', 'eval_rows.json', 'sft_eval.png'):
+            if (Path(a.out)/name).exists(): shutil.copy(Path(a.out)/name, dst/f'sft_{a.preset}_{name}')
+        shutil.copy(a.json, dst/'sft_gpu_bench.json')
+        print(f'copied the results to {dst}')
+
+
+if __name__ == '__main__': main()

@@ -1,0 +1,45 @@
+"""The tiny warm start on this CPU, as `cudarl-wb train --preset tiny` runs it before RL.
+
+Measures the wall time (data, nvcc for the repair pairs, the two measurements, training), tokens/s, peak memory,
+and the held-out rates before and after: the target is >= 80% of the Generator's greedy answers compiling on
+held-out procedural compositions. The machine's load average is recorded: on a shared CPU it moves the times.
+
+    python bench/sft_tiny.py [--out DIR] [--time-budget S] [--cold-cache] [--set KEY=VALUE ...]
+
+Prints a table and writes bench/results/sft_tiny.json (or --json PATH).
+"""
+import argparse, json, os, sys, tempfile, time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument('--out', default=None, help='checkpoint folder (default: a temporary one)')
+    p.add_argument('--time-budget', type=float, default=None, help="training seconds for both agents (default: the preset's)")
+    p.add_argument('--cold-cache', action='store_true', help='start from an empty cudarl cache (nvcc builds and repair pairs included)')
+    p.add_argument('--set', action='append', default=[], metavar='KEY=VALUE', help='override an SFTConfig setting (JSON value)')
+    p.add_argument('--json', default=str(ROOT/'bench'/'results'/'sft_tiny.json'))
+    a = p.parse_args(argv)
+    if a.cold_cache: os.environ['CUDARL_CACHE'] = tempfile.mkdtemp(prefix='cudarl-cold-')
+    from cudarl_wb.sft import run_sft, sft_table, _overrides
+    out = Path(a.out or tempfile.mkdtemp(prefix='sft-tiny-'))/'sft_checkpoints'
+    t0 = time.perf_counter()
+    m = run_sft('tiny', out=out, time_budget_s=a.time_budget, **_overrides(a.set))
+    wall = time.perf_counter() - t0
+    print(); print(sft_table(m))
+    ev = m['eval']
+    proc = {w: (ev[w] or {}).get('generator', {}).get('procedural') for w in ('before', 'after')}
+    print(f"\nheld-out procedural compile rate: {proc['before']['compile']:.0%} -> {proc['after']['compile']:.0%} "
+          f"(target >= 80%) over {proc['after']['n']} tasks; wall {wall:.0f} s (training {m['train']['seconds']:.0f} s); "
+          f"load average {m['load_average']['start']} -> {m['load_average']['end']}"
+          + ('; cold cache' if a.cold_cache else ''))
+    Path(a.json).parent.mkdir(parents=True, exist_ok=True)
+    Path(a.json).write_text(json.dumps(dict(metrics=m, wall_seconds=round(wall, 1), cold_cache=a.cold_cache, out=str(out),
+                                            procedural_compile=dict(before=proc['before']['compile'], after=proc['after']['compile'])), indent=1))
+    print(f'wrote {a.json}')
+
+
+if __name__ == '__main__': main()
