@@ -167,6 +167,21 @@ def test_auto_falls_back_to_dynamic_when_a_fast_engine_breaks(tiny, prompts, mon
         sample_tokens(model, prompts, 2, greedy, [], tok.pad_token_id, engine='static')
 
 
+def test_rollout_bench_smoke(tmp_path):
+    "bench/rollout_bench.py --smoke runs every column this machine has to the end, and writes its table as JSON."
+    import importlib.util, json
+    from pathlib import Path
+    spec = importlib.util.spec_from_file_location('rollout_bench', Path(__file__).resolve().parents[1] / 'bench' / 'rollout_bench.py')
+    bench = importlib.util.module_from_spec(spec); spec.loader.exec_module(bench)
+    out = tmp_path / 'rollout_bench.json'
+    assert bench.main(['--smoke', '--device', 'cpu', '--new-tokens', '6', '--out', str(out)]) == 0
+    rows = {r['method']: r for r in json.loads(out.read_text())['rows']}
+    for m in ('hf_generate', 'hf_static', 'ours_dynamic', 'ours_static'):
+        assert rows[m]['tokens_per_s'] > 0 and rows[m]['batch'] == 4 and 'error' not in rows[m], rows[m]
+    assert rows['ours_static']['engine'] == 'static' and rows['ours_graph']['skipped'] == 'needs a GPU'
+    assert rows['hf_generate']['speedup'] == 1.0
+
+
 # --- GPU: the graph engine ----------------------------------------------------------------------------------
 
 @pytest.fixture(scope='module')
