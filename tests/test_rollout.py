@@ -214,7 +214,7 @@ def test_graph_engine_captures_and_matches_eager_static_and_dynamic(tiny_gpu, pr
 
 
 @pytest.mark.cuda
-def test_graph_engine_logprobs_agree_with_grpo_and_loras_on_gpu(tiny_gpu, prompts):
+def test_graph_engine_logprobs_agree_with_grpo_and_loras_on_gpu(tiny_gpu, prompts, monkeypatch):
     from cudarl_wb.grpo import token_logprobs
     model, tok = tiny_gpu
     samp = Sampling(temperature=0.8, top_p=0.95, max_new_tokens=48)
@@ -227,20 +227,20 @@ def test_graph_engine_logprobs_agree_with_grpo_and_loras_on_gpu(tiny_gpu, prompt
     with torch.no_grad(): lp, _ = token_logprobs(model, ids, att, resp, temperature=0.8)
     for i, (r, logps, _) in enumerate(rows):
         assert (torch.tensor(logps, device='cuda') - lp[i, ids.shape[1] - 1 - len(r):ids.shape[1] - 1]).abs().max().item() < 1e-4
-    # LoRA agents through TrainableAgent: auto is the graph engine, each call captures its own adapter
+    # LoRA agents through TrainableAgent: auto is the graph engine, and each call captures its own adapter
     am = AgentModels.create(build_model('tiny', seed=0, device='cuda')[0], tok)
     with torch.no_grad():
         for p in am.parameters_of('optimizer'): p.add_(0.05 * torch.randn_like(p))
-    greedy = Sampling(max_new_tokens=32, greedy=True)
-    gen, opt = Generator(am, sampling=greedy), Generator(am, sampling=greedy, name='optimizer')
-    g_graph, o_graph = gen.write([get_task('relu')], n=2)[0], opt.write([get_task('relu')], n=2)[0]
-    assert agents.LAST_ROLLOUT['engine'] == 'graph' and agents.LAST_ROLLOUT['graph'] == 'captured'
-    with am.use('generator') as m:
-        g_dyn = sample_tokens(m, [g_graph[0].prompt_ids], 2, greedy, stop_token_ids(tok, m), tok.pad_token_id, engine='dynamic')
-    with am.use('optimizer') as m:
-        o_dyn = sample_tokens(m, [o_graph[0].prompt_ids], 2, greedy, stop_token_ids(tok, m), tok.pad_token_id, engine='dynamic')
-    assert [g.response_ids for g in g_graph] == [r for r, _, _ in g_dyn]
-    assert [g.response_ids for g in o_graph] == [r for r, _, _ in o_dyn]
+    samp = Sampling(max_new_tokens=32)
+    gen, opt = Generator(am, sampling=samp), Generator(am, sampling=samp, name='optimizer')
+    relu = get_task('relu')
+    g_graph, o_graph = gen.write([relu], n=2, seed=1)[0], opt.write([relu], n=2, seed=1)[0]
+    assert agents.LAST_ROLLOUT['engine'] == 'graph' and agents.LAST_ROLLOUT['graph'] == 'captured', agents.LAST_ROLLOUT
+    monkeypatch.setattr(agents, 'DEFAULT_ENGINE', 'static')
+    g_eager, o_eager = gen.write([relu], n=2, seed=1)[0], opt.write([relu], n=2, seed=1)[0]
+    assert agents.LAST_ROLLOUT['engine'] == 'static'
+    assert [g.response_ids for g in g_graph] == [g.response_ids for g in g_eager]
+    assert [g.response_ids for g in o_graph] == [g.response_ids for g in o_eager]
     assert [g.response_ids for g in o_graph] != [g.response_ids for g in g_graph]     # the optimizer's own adapter ran
 
 
