@@ -1,6 +1,7 @@
 "The fast rollout engines of `cudarl_wb.agents.sample_tokens` (static cache, CUDA graphs) against the dynamic one."
 import pytest
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 import cudarl_wb.agents as agents
 from cudarl_wb.agents import (Generator, Sampling, StaticDecoder, encode_prompt, generator_messages, optimizer_messages,
@@ -180,6 +181,37 @@ def test_rollout_bench_smoke(tmp_path):
         assert rows[m]['tokens_per_s'] > 0 and rows[m]['batch'] == 4 and 'error' not in rows[m], rows[m]
     assert rows['ours_static']['engine'] == 'static' and rows['ours_graph']['skipped'] == 'needs a GPU'
     assert rows['hf_generate']['speedup'] == 1.0
+
+
+class HostWaits(TorchDispatchMode):
+    "Records operations that make the host wait for the device, or copy host data to it: none may run inside a CUDA graph."
+    FLAGGED = {'_local_scalar_dense', 'item', 'is_nonzero', 'equal', 'nonzero', 'masked_select', 'unique', '_unique',
+               '_unique2', 'unique_consecutive', 'unique_dim', 'lift_fresh', 'lift_fresh_copy'}
+    def __init__(self): super().__init__(); self.seen = []
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func.overloadpacket.__name__ in self.FLAGGED or (func.overloadpacket.__name__ == 'repeat_interleave'
+                                                            and isinstance(args[0], torch.Tensor) and args[0].dtype == torch.long):
+            self.seen.append(str(func))
+        return func(*args, **(kwargs or {}))
+
+
+@pytest.mark.parametrize('kind', ['plain', 'lora', 'eager-attention'])
+def test_the_captured_step_never_waits_for_the_device(tiny, kind):
+    "What a CUDA graph records must not read device values on the host (`.item()`, `bool(t)`, data-dependent shapes)."
+    from cudarl_wb.agents import _prefill, _generator
+    _, tok = tiny
+    model = build_model('tiny', seed=0, **({'attn_implementation': 'eager'} if kind == 'eager-attention' else {}))[0].eval()
+    if kind == 'lora': model = AgentModels.create(model, tok).model.eval()
+    with HostWaits() as control:
+        x = torch.tensor([1, 0]); bool(x.any())
+    assert control.seen, 'the detector must see a host read'
+    for samp in (Sampling(greedy=True), Sampling(temperature=0.7, top_p=0.9, top_k=20)):
+        with torch.no_grad():
+            cache, logits, mask, pos = _prefill(model, [[5, 6, 7, 8], [9, 10]], 2, tok.pad_token_id, 'cpu')
+            dec = StaticDecoder(model, cache, logits, mask, pos, 12, samp, torch.tensor([2]), _generator('cpu', 0))
+            dec.step()                                   # the eager warm-up step
+            with HostWaits() as w: dec.step()
+        assert w.seen == [], (kind, samp, w.seen)
 
 
 # --- GPU: the graph engine ----------------------------------------------------------------------------------
