@@ -145,7 +145,7 @@ def _prefill(model, prompts: list[list[int]], n: int, pad_id: int, device):
 
 def _decode_dynamic(model, cache, logits, mask, next_pos, max_new: int, sampling: Sampling, stop: torch.Tensor,
                     gen: torch.Generator) -> list[tuple[list[int], list[float], str]]:
-    "The plain decode loop: a growing cache, finished rows dropped, one host sync per step."
+    "The plain decode loop: a growing cache, finished rows dropped, the tokens read back after every step."
     rows = list(range(logits.shape[0]))                  # the output row of each live batch row
     tokens, logps = [[] for _ in rows], [[] for _ in rows]
     finish = ['length'] * len(rows)
@@ -321,17 +321,17 @@ class StaticDecoder:
             try:
                 if not self.sampling.greedy: graph.register_generator_state(self.gen)   # replays advance our generator
                 graph.capture_begin(capture_error_mode='thread_local')
-            except Exception as e:
-                self.graph_status = f'eager: capture did not start ({type(e).__name__}: {str(e)[:200]})'
-                return False
-            try: self.step()
-            except Exception as e: err = e
-            try: graph.capture_end()
-            except Exception as e: err = err or e
+                began = True
+            except Exception as e: began, err = False, e
+            if began:
+                try: self.step()
+                except Exception as e: err = e
+                try: graph.capture_end()
+                except Exception as e: err = err or e
         current.wait_stream(stream)
         if err is not None:
-            self.graph_status = f'eager: capture failed ({type(err).__name__}: {str(err)[:200]})'
-            self._renew_generator()
+            self.graph_status = f'eager: capture {"failed" if began else "did not start"} ({type(err).__name__}: {str(err)[:200]})'
+            if began: self._renew_generator()
             return False
         self.graph, self.graph_status = graph, 'captured'
         return True
@@ -346,6 +346,7 @@ class StaticDecoder:
     def run(self, graph: bool = False) -> dict:
         "Decode until every row is done or `max_new` tokens; capture a graph first when `graph`. Returns what ran."
         syncs, steps = 0, 0
+        if graph and self.max_new - 1 - GRAPH_WARMUP_STEPS < MIN_GRAPH_STEPS: self.graph_status = 'eager: too few steps to replay'
         for s in range(self.max_new):
             steps = s + 1
             if s == self.max_new - 1: self.sample(); break        # the last token needs no forward pass
