@@ -216,6 +216,15 @@ def test_the_captured_step_never_waits_for_the_device(tiny, kind):
 
 # --- GPU: the graph engine ----------------------------------------------------------------------------------
 
+@pytest.fixture(autouse=True)
+def full_precision_fp32_matmuls():
+    "The fp32 comparisons here need exact matmuls; the GRPO trainer turns TF32 on for its whole process."
+    saved = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = False
+    yield
+    torch.backends.cuda.matmul.allow_tf32 = saved
+
+
 @pytest.fixture(scope='module')
 def tiny_gpu():
     model, tok = build_model('tiny', seed=0, device='cuda')
