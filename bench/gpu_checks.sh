@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every GPU check of the project, in stages, for a lent GPU machine (torch with CUDA, nvcc, pytest there;
 # nbdev & co. carried as wheels in .whl/). Usage from the repo root:  bash bench/gpu_checks.sh STAGE...
-# Stages: setup info notebooks pytest hostile compile suite timing eval models planner data reward
+# Stages: setup info notebooks pytest hostile compile suite rollout timing eval models planner data reward
 # Logs and JSON figures are collected in one folder and packed into $OUT/gpu_logs.tgz at the end (the
 # device returns at most 8 files); a summary line and the log's tail per stage go to stdout.
 set -uo pipefail
@@ -26,6 +26,8 @@ for stage in "$@"; do case $stage in
   compile)   run compile_gpu_check python3 bench/compile_gpu_check.py --out "$OUTDIR/compile_gpu_check.json"
              run compile_bench python3 bench/compile_bench.py --load-inline 3 --workers 1 4 16 --out "$OUTDIR/compile_bench.json" ;;
   suite)     run suite_gpu python3 bench/suite_gpu.py --procedural 36 --json "$OUTDIR/suite_gpu.json" ;;
+  rollout)   run rollout_gpu_tests python3 -m pytest -m cuda tests/test_rollout.py -q -rfEs -p no:cacheprovider
+             run rollout_bench python3 bench/rollout_bench.py --budget-s 240 ;;
   timing)    run timing_fidelity python3 bench/timing_fidelity.py ;;
   eval)      run eval_bench python3 bench/eval_bench.py --n 24 --kernelbench 2 ;;
   models)    run bench_models python3 bench/bench_models.py --presets tiny,small ;;
