@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every GPU check of the project, in stages, for a lent GPU machine (torch with CUDA, nvcc, pytest there;
 # nbdev & co. carried as wheels in .whl/). Usage from the repo root:  bash bench/gpu_checks.sh STAGE...
-# Stages: setup info notebooks pytest hostile compile timing eval models planner data reward
+# Stages: setup info notebooks pytest hostile compile suite rollout timing eval models planner data reward
 # Logs and JSON figures are collected in one folder and packed into $OUT/gpu_logs.tgz at the end (the
 # device returns at most 8 files); a summary line and the log's tail per stage go to stdout.
 set -uo pipefail
@@ -20,11 +20,14 @@ for stage in "$@"; do case $stage in
         && export PYTHONPATH=$PYTHONPATH:/tmp/site PATH=/tmp/site/bin:$PATH && echo "== setup: wheels installed"
     fi ;;
   info)      run info bash -c 'python3 -m cudarl_wb.cli info && python3 -m cudarl_wb.cli plan && python3 -m cudarl_wb.sandbox --probe cuda:0' ;;
-  notebooks) for nb in nbs/[0-9]*.ipynb; do run "nb_$(basename $nb .ipynb)" python3 -c "from nbdev.test import test_nb; import sys; ok,t=test_nb('$nb', skip_flags=['slow'], force_flags=['cuda'], basepath='.'); print('OK' if ok else 'FAILED', round(t,1)); sys.exit(0 if ok else 1)"; done ;;
-  pytest)    run pytest python3 -m pytest -m cuda tests -q -rA -x --ignore=tests/test_hostile.py -p no:cacheprovider ;;
+  notebooks) for nb in $(grep -l '"#| cuda' nbs/[0-9]*.ipynb); do run "nb_$(basename $nb .ipynb)" python3 -c "from nbdev.test import test_nb; import sys; ok,t=test_nb('$nb', skip_flags=['slow'], force_flags=['cuda'], basepath='.'); print('OK' if ok else 'FAILED', round(t,1)); sys.exit(0 if ok else 1)"; done ;;
+  pytest)    run pytest python3 -m pytest -m cuda tests -q -rfEs --ignore=tests/test_hostile.py -p no:cacheprovider ;;
   hostile)   run hostile python3 -m pytest -m cuda tests/test_hostile.py -q -rA -s -p no:cacheprovider ;;
   compile)   run compile_gpu_check python3 bench/compile_gpu_check.py --out "$OUTDIR/compile_gpu_check.json"
              run compile_bench python3 bench/compile_bench.py --load-inline 3 --workers 1 4 16 --out "$OUTDIR/compile_bench.json" ;;
+  suite)     run suite_gpu python3 bench/suite_gpu.py --procedural 36 --json "$OUTDIR/suite_gpu.json" ;;
+  rollout)   run rollout_gpu_tests python3 -m pytest -m cuda tests/test_rollout.py -q -rfEs -p no:cacheprovider
+             run rollout_bench python3 bench/rollout_bench.py --budget-s 240 ;;
   timing)    run timing_fidelity python3 bench/timing_fidelity.py ;;
   eval)      run eval_bench python3 bench/eval_bench.py --n 24 --kernelbench 2 ;;
   models)    run bench_models python3 bench/bench_models.py --presets tiny,small ;;

@@ -6,7 +6,7 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/agents.html.md"""
 
 # %% ../nbs/10_agents.ipynb #ec3d27b5
 from __future__ import annotations
-import dataclasses, re, time
+import dataclasses, os, re, time, warnings
 from collections import OrderedDict
 from dataclasses import dataclass, field
 import torch
@@ -15,10 +15,11 @@ from .core import *
 from .tasks import Task, get_task
 
 # %% auto #0
-__all__ = ['GENERATOR_SYSTEM', 'OPTIMIZER_SYSTEM', 'STRATEGIES', 'task_brief', 'answer', 'generator_messages',
+__all__ = ['GENERATOR_SYSTEM', 'OPTIMIZER_SYSTEM', 'ENGINES', 'DEFAULT_ENGINE', 'LAST_ROLLOUT', 'ALL_DONE_CHECK_EVERY',
+           'GRAPH_WARMUP_STEPS', 'MIN_GRAPH_STEPS', 'STRATEGIES', 'task_brief', 'answer', 'generator_messages',
            'optimizer_messages', 'Sampling', 'Generation', 'encode_prompt', 'stop_token_ids', 'filter_logits',
-           'sample_tokens', 'TrainableAgent', 'Generator', 'Optimizer', 'strategies_of', 'verdict_line', 'hint',
-           'write_feedback', 'TestReport', 'Tester']
+           'static_engine_issue', 'rollout_engine', 'sample_tokens', 'StaticDecoder', 'TrainableAgent', 'Generator',
+           'Optimizer', 'strategies_of', 'verdict_line', 'hint', 'write_feedback', 'TestReport', 'Tester']
 
 # %% ../nbs/10_agents.ipynb #8c363ece
 GENERATOR_SYSTEM = ('You write CUDA kernels. Answer with one ```cuda code block holding the kernels and the '
@@ -115,7 +116,7 @@ def filter_logits(logits: torch.Tensor, top_k: int = 0, top_p: float = 1.0) -> t
         sorted_logits, order = torch.sort(logits, dim=-1, descending=True)
         probs = sorted_logits.softmax(-1)
         drop = probs.cumsum(-1) - probs >= top_p          # the mass before this token already reaches p
-        drop[..., 0] = False
+        drop[..., 0].fill_(False)                         # (a fill, not an assignment: no host tensor in a CUDA graph)
         logits = logits.masked_fill(drop.scatter(-1, order, drop), float('-inf'))
     return logits
 
@@ -128,19 +129,9 @@ def _left_pad(rows: list[list[int]], pad_id: int, device) -> tuple[torch.Tensor,
         ids[i, width - len(r):] = torch.tensor(r, dtype=torch.long); mask[i, width - len(r):] = 1
     return ids.to(device), mask.to(device)
 
-@torch.no_grad()
-def sample_tokens(model, prompts: list[list[int]], n: int = 1, sampling: Sampling | None = None,
-                  stop_ids=(), pad_id: int = 0, seed: int | None = None) -> list[tuple[list[int], list[float], str]]:
-    "Sample `n` answers per prompt (token ids) in one batch: `(response_ids, logprobs, finish_reason)` per row, prompt-major."
+def _prefill(model, prompts: list[list[int]], n: int, pad_id: int, device):
+    "Each prompt through the model once; its cache, next-token logits, mask and next position repeated for its `n` answers."
     from transformers import DynamicCache
-    sampling = sampling or Sampling()
-    if not prompts or any(len(p) == 0 for p in prompts): raise ValueError('every prompt needs at least one token')
-    if n < 1: raise ValueError(f'n must be >= 1, got {n}')
-    device = next(model.parameters()).device
-    width = max(len(p) for p in prompts)
-    limit = getattr(model.config, 'max_position_embeddings', None)
-    max_new = sampling.max_new_tokens if not limit else min(sampling.max_new_tokens, limit - width)
-    if max_new < 1: raise ValueError(f'the longest prompt has {width} tokens; the model takes {limit} positions in all')
     ids, mask = _left_pad(prompts, pad_id, device)
     positions = (mask.cumsum(-1) - 1).clamp_min(0)
     cache = DynamicCache(config=model.config)
@@ -150,13 +141,14 @@ def sample_tokens(model, prompts: list[list[int]], n: int = 1, sampling: Samplin
     if n > 1:   # one prefill per prompt, then n copies of its cache
         cache.batch_repeat_interleave(n)
         logits, mask, next_pos = (t.repeat_interleave(n, 0) for t in (logits, mask, next_pos))
-    rows = list(range(len(prompts) * n))                 # the output row of each live batch row
+    return cache, logits, mask, next_pos
+
+def _decode_dynamic(model, cache, logits, mask, next_pos, max_new: int, sampling: Sampling, stop: torch.Tensor,
+                    gen: torch.Generator) -> list[tuple[list[int], list[float], str]]:
+    "The plain decode loop: a growing cache, finished rows dropped, the tokens read back after every step."
+    rows = list(range(logits.shape[0]))                  # the output row of each live batch row
     tokens, logps = [[] for _ in rows], [[] for _ in rows]
     finish = ['length'] * len(rows)
-    gen = torch.Generator(device=device)
-    if seed is None: gen.seed()
-    else: gen.manual_seed(int(seed))
-    stop = torch.tensor(sorted(set(stop_ids)), dtype=torch.long, device=device)
     for step in range(max_new):
         scaled = logits / sampling.temperature
         logp_all = F.log_softmax(scaled, dim=-1)
@@ -179,7 +171,225 @@ def sample_tokens(model, prompts: list[list[int]], n: int = 1, sampling: Samplin
         logits = model(input_ids=tok[:, None], attention_mask=mask, position_ids=next_pos[:, None],
                        past_key_values=cache, use_cache=True).logits[:, -1].float()
         next_pos = next_pos + 1
+    # per step: three .tolist(), done.all(), done.any(), and torch.multinomial's two checks of `probs`
+    LAST_ROLLOUT.update(steps=step + 1, host_syncs=(step + 1) * (5 if sampling.greedy else 7))
     return [(tokens[r], logps[r], finish[r]) for r in range(len(tokens))]
+
+# %% ../nbs/10_agents.ipynb #652da23c
+ENGINES = ('auto', 'dynamic', 'static', 'graph')
+DEFAULT_ENGINE = os.environ.get('CUDARL_ROLLOUT_ENGINE', 'auto')   # what `engine=None` means; the environment variable sets it
+LAST_ROLLOUT: dict = {}   # what the latest `sample_tokens` call ran (updated in place)
+
+def static_engine_issue(model) -> str | None:
+    "Why the static engines cannot decode with `model`, or None when they can."
+    cfg = model.config
+    impl = getattr(cfg, '_attn_implementation', None)
+    if impl not in ('sdpa', 'eager'): return f'attention implementation {impl!r} (static engines build sdpa or eager masks)'
+    text = cfg.get_text_config(decoder=True) if hasattr(cfg, 'get_text_config') else cfg
+    kinds = set(getattr(text, 'layer_types', None) or ['full_attention'])
+    if kinds != {'full_attention'}: return f'layer types {sorted(kinds)} (only full attention has a plain static cache)'
+    return None
+
+def rollout_engine(model, engine: str | None = None) -> str:
+    "The engine `sample_tokens` runs for `model`: 'auto' (or None: `DEFAULT_ENGINE`) picks 'graph' on a GPU, 'dynamic' on the CPU."
+    engine = DEFAULT_ENGINE if engine is None else engine
+    if engine not in ENGINES: raise ValueError(f'unknown rollout engine {engine!r}; engines: {", ".join(ENGINES)}')
+    device = next(model.parameters()).device
+    issue = static_engine_issue(model)
+    if engine == 'auto': return 'graph' if device.type == 'cuda' and issue is None else 'dynamic'
+    if engine in ('static', 'graph') and issue: raise ValueError(f'the {engine} engine cannot run this model: {issue}')
+    if engine == 'graph' and device.type != 'cuda': raise ValueError(f'the graph engine needs a CUDA device; the model is on {device}')
+    return engine
+
+# %% ../nbs/10_agents.ipynb #a8311c42
+def _generator(device, seed) -> torch.Generator:
+    gen = torch.Generator(device=device)
+    if seed is None: gen.seed()
+    else: gen.manual_seed(int(seed))
+    return gen
+
+@torch.no_grad()
+def sample_tokens(model, prompts: list[list[int]], n: int = 1, sampling: Sampling | None = None,
+                  stop_ids=(), pad_id: int = 0, seed: int | None = None,
+                  engine: str | None = None) -> list[tuple[list[int], list[float], str]]:
+    "Sample `n` answers per prompt (token ids) in one batch: `(response_ids, logprobs, finish_reason)` per row, prompt-major."
+    sampling = sampling or Sampling()
+    if not prompts or any(len(p) == 0 for p in prompts): raise ValueError('every prompt needs at least one token')
+    if n < 1: raise ValueError(f'n must be >= 1, got {n}')
+    device = next(model.parameters()).device
+    width = max(len(p) for p in prompts)
+    limit = getattr(model.config, 'max_position_embeddings', None)
+    max_new = sampling.max_new_tokens if not limit else min(sampling.max_new_tokens, limit - width)
+    if max_new < 1: raise ValueError(f'the longest prompt has {width} tokens; the model takes {limit} positions in all')
+    requested = DEFAULT_ENGINE if engine is None else engine
+    chosen = rollout_engine(model, requested)
+    stop = torch.tensor(sorted(set(stop_ids)), dtype=torch.long, device=device)
+
+    def run(engine):
+        LAST_ROLLOUT.clear(); LAST_ROLLOUT.update(engine=engine, rows=len(prompts) * n, max_new_tokens=max_new)
+        cache, logits, mask, next_pos = _prefill(model, prompts, n, pad_id, device)
+        gen = _generator(device, seed)
+        if engine == 'dynamic': return _decode_dynamic(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen)
+        return _decode_static(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen, graph=engine == 'graph')
+
+    if chosen == 'dynamic' or requested != 'auto': return run(chosen)
+    try: return run(chosen)
+    except Exception as e:   # auto mode: a fast engine that fails costs speed, never the rollout
+        why = f'{type(e).__name__}: {str(e)[:300]}'
+        warnings.warn(f'the {chosen!r} rollout engine failed ({why}); sampling this batch with the dynamic engine', stacklevel=2)
+        if device.type == 'cuda': torch.cuda.empty_cache()
+        rows = run('dynamic')
+        LAST_ROLLOUT['fallback_from'] = f'{chosen}: {why}'
+        return rows
+
+# %% ../nbs/10_agents.ipynb #9173758b
+ALL_DONE_CHECK_EVERY = 16   # decode steps between the host's "all rows done?" checks
+GRAPH_WARMUP_STEPS = 2      # eager steps before capture (cuBLAS and SDPA choose their kernels outside the graph)
+MIN_GRAPH_STEPS = 8         # capture only when at least this many steps are left to replay
+
+class StaticDecoder:
+    "Decode a batch on a static KV cache with all state on the device; `step` is what a CUDA graph captures."
+    def __init__(self, model, cache, logits, mask, next_pos, max_new: int, sampling: Sampling, stop: torch.Tensor,
+                 gen: torch.Generator):
+        from transformers import StaticCache
+        rows, width = mask.shape
+        self.model, self.sampling, self.stop, self.gen, self.max_new = model, sampling, stop, gen, max_new
+        self.size = -(-(width + max_new) // 16) * 16     # cache columns; rows of a mask 16-aligned suit SDPA's kernels
+        self.cache = StaticCache(config=model.config, max_cache_len=self.size)
+        for i, layer in enumerate(cache.layers):          # the prefill's columns: allocates the static tensors once
+            self.cache.update(layer.keys, layer.values, i)
+        kv_dtype = self.cache.layers[0].keys.dtype
+        seen = torch.zeros(rows, self.size, dtype=torch.bool, device=mask.device)
+        seen[:, :width] = mask.bool()
+        if model.config._attn_implementation == 'sdpa':   # SDPA takes a boolean "may attend" mask
+            self.attn_mask, self.open_value = seen[:, None, None, :].contiguous(), True
+        else:                                             # eager attention adds the mask to the scores
+            self.attn_mask = torch.zeros(rows, 1, 1, self.size, dtype=kv_dtype, device=mask.device)
+            self.attn_mask.masked_fill_(~seen[:, None, None, :], torch.finfo(kv_dtype).min)
+            self.open_value = 0.0
+        text = model.config.get_text_config(decoder=True) if hasattr(model.config, 'get_text_config') else model.config
+        # a dict of prepared masks goes straight to the layers: no mask building (and no host sync) inside the model
+        self.masks = {kind: self.attn_mask for kind in set(getattr(text, 'layer_types', None) or ['full_attention'])}
+        self.logits = logits.float().contiguous()         # [rows, vocab]: the logits of the next token
+        self.next_ids = torch.zeros(rows, 1, dtype=torch.long, device=mask.device)
+        self.positions = next_pos.view(rows, 1).clone()
+        self.write_at = torch.full((1,), width, dtype=torch.long, device=mask.device)   # the cache column of the next token
+        self.index = torch.zeros(1, dtype=torch.long, device=mask.device)              # the step being sampled
+        self.tokens = torch.zeros(rows, max_new, dtype=torch.long, device=mask.device)
+        self.logprobs = torch.zeros(rows, max_new, dtype=torch.float32, device=mask.device)
+        self.done = torch.zeros(rows, dtype=torch.bool, device=mask.device)
+        self.lengths = torch.full((rows,), max_new, dtype=torch.long, device=mask.device)
+        self.extra = {'cache_position': self.write_at} if _takes_cache_position(model) else {}
+        self.graph, self.graph_status = None, 'not tried'
+
+    def sample(self):
+        "Draw every row's next token from `logits`; record it, its log-probability, and whether it ends the row."
+        s = self.sampling
+        scaled = self.logits / s.temperature
+        if s.greedy: tok = scaled.argmax(-1)
+        else:   # what torch.multinomial(probs, 1) computes, minus its host-side checks of `probs`
+            probs = filter_logits(scaled, s.top_k, s.top_p).softmax(-1)
+            tok = (probs / torch.empty_like(probs).exponential_(1, generator=self.gen)).argmax(-1)
+        logp = scaled.gather(-1, tok[:, None])[:, 0] - scaled.logsumexp(-1)
+        hit = (tok[:, None] == self.stop).any(-1)
+        self.lengths.copy_(torch.where(hit & ~self.done, self.index + 1, self.lengths))
+        self.done.logical_or_(hit)
+        self.tokens.index_copy_(1, self.index, tok[:, None])
+        self.logprobs.index_copy_(1, self.index, logp[:, None])
+        self.index.add_(1)
+        self.next_ids.copy_(tok[:, None])
+
+    def advance(self):
+        "Feed the sampled tokens through the model: one more cache column per row, and the next logits."
+        self.attn_mask.index_fill_(-1, self.write_at, self.open_value)
+        out = self.model(input_ids=self.next_ids, attention_mask=self.masks, position_ids=self.positions,
+                         past_key_values=self.cache, use_cache=True, logits_to_keep=1, **self.extra)
+        self.logits.copy_(out.logits[:, -1])
+        self.positions.add_(1); self.write_at.add_(1)
+
+    def step(self):
+        "One decode step: sample, then advance."
+        self.sample(); self.advance()
+
+    def capture(self) -> bool:
+        "Record `step` as a CUDA graph (nothing runs while recording); on failure keep stepping eagerly and say why."
+        graph, err = torch.cuda.CUDAGraph(), None
+        device = self.logits.device
+        stream, current = _capture_stream(device), torch.cuda.current_stream(device)
+        stream.wait_stream(current)
+        with torch.cuda.stream(stream):     # capture needs a stream of its own; replays run on the caller's
+            try:
+                if not self.sampling.greedy: graph.register_generator_state(self.gen)   # replays advance our generator
+                graph.capture_begin(capture_error_mode='thread_local')
+                began = True
+            except Exception as e: began, err = False, e
+            if began:
+                try: self.step()
+                except Exception as e: err = e
+                try: graph.capture_end()
+                except Exception as e: err = err or e
+        current.wait_stream(stream)
+        if err is not None:
+            self.graph_status = f'eager: capture {"failed" if began else "did not start"} ({type(err).__name__}: {str(err)[:200]})'
+            if began: self._renew_generator()
+            return False
+        self.graph, self.graph_status = graph, 'captured'
+        return True
+
+    def _renew_generator(self):
+        # a failed capture can leave the generator in capture mode: continue from its state in a fresh one
+        fresh = torch.Generator(device=self.gen.device)
+        try: fresh.set_state(self.gen.get_state())
+        except Exception: fresh.seed()
+        self.gen = fresh
+
+    def run(self, graph: bool = False) -> dict:
+        "Decode until every row is done or `max_new` tokens; capture a graph first when `graph`. Returns what ran."
+        syncs, steps = 0, 0
+        if graph and self.max_new - 1 - GRAPH_WARMUP_STEPS < MIN_GRAPH_STEPS: self.graph_status = 'eager: too few steps to replay'
+        for s in range(self.max_new):
+            steps = s + 1
+            if s == self.max_new - 1: self.sample(); break        # the last token needs no forward pass
+            if graph and s == GRAPH_WARMUP_STEPS and self.max_new - 1 - s >= MIN_GRAPH_STEPS and self.graph is None: self.capture()
+            if self.graph is not None: self.graph.replay()
+            else: self.step()
+            if steps % ALL_DONE_CHECK_EVERY == 0:
+                syncs += 1
+                if bool(self.done.all()): break
+        self.steps = steps
+        return dict(steps=steps, host_syncs=syncs + 1, graph=self.graph_status if graph else 'off', cache_columns=self.size)
+
+    def results(self) -> list[tuple[list[int], list[float], str]]:
+        "`(response_ids, logprobs, finish_reason)` per row: read back in one transfer."
+        tokens, logps = self.tokens[:, :self.steps].tolist(), self.logprobs[:, :self.steps].tolist()
+        lengths, done = self.lengths.tolist(), self.done.tolist()
+        return [(t[:k], l[:k], 'stop' if d else 'length') for t, l, k, d in zip(tokens, logps, lengths, done)]
+
+def _takes_cache_position(model) -> bool:
+    # transformers before 5.10 places new keys by a `cache_position` argument; later ones track it inside the cache
+    import inspect
+    base = model.get_base_model() if hasattr(model, 'get_base_model') else model
+    try: return 'cache_position' in inspect.signature(base.forward).parameters
+    except (TypeError, ValueError): return False
+
+_CAPTURE_STREAMS: dict = {}
+
+def _capture_stream(device) -> torch.cuda.Stream:
+    # one per device for the whole process, as `torch.cuda.graph` keeps one: a new stream per call would leave
+    # cached memory behind in a new per-stream pool each time
+    if device not in _CAPTURE_STREAMS: _CAPTURE_STREAMS[device] = torch.cuda.Stream(device=device)
+    return _CAPTURE_STREAMS[device]
+
+def _decode_static(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen, graph: bool = False):
+    "The fast engines: a `StaticDecoder` run to the end, read back once."
+    import contextlib
+    on_gpu = logits.device.type == 'cuda'
+    # capture and replay use the current device's streams: make the model's GPU the current one (it may be cuda:1)
+    with torch.cuda.device(logits.device) if on_gpu else contextlib.nullcontext():
+        dec = StaticDecoder(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen)
+        del cache                                      # the prefill's dynamic copy is no longer needed
+        LAST_ROLLOUT.update(dec.run(graph=graph))
+        return dec.results()
 
 # %% ../nbs/10_agents.ipynb #2b758b7d
 class TrainableAgent:

@@ -16,11 +16,11 @@ from .tasks import *
 from .sandbox import *
 
 # %% auto #0
-__all__ = ['GUARD_BYTES', 'LAUNCH_ERROR_HELPER', 'TRIAL_PLAN', 'unit_roundoff', 'output_scale', 'allowed_error', 'compare',
-           'Guarded', 'poison', 'same_bits', 'launch_error_helper', 'KernelLauncher', 'Timing', 'time_calls',
-           'wall_time', 'draw_inputs', 'exact_reference', 'judge_job', 'reference_job', 'peaks_job', 'selftest_job',
-           'resolve_devices', 'Evaluator', 'roofline', 'compile_only', 'summarize', 'evaluate', 'plot_roofline',
-           'c_candidate', 'eval_args', 'eval_command']
+__all__ = ['GUARD_BYTES', 'LAUNCH_ERROR_HELPER', 'TRIAL_PLAN', 'unit_roundoff', 'output_scale', 'allowed_error',
+           'magnitude_reference', 'compare', 'Guarded', 'poison', 'same_bits', 'launch_error_helper', 'KernelLauncher',
+           'Timing', 'time_calls', 'wall_time', 'draw_inputs', 'exact_reference', 'judge_job', 'reference_job',
+           'peaks_job', 'selftest_job', 'resolve_devices', 'Evaluator', 'roofline', 'compile_only', 'summarize',
+           'evaluate', 'plot_roofline', 'c_candidate', 'eval_args', 'eval_command']
 
 # %% ../nbs/06_benchmarker.ipynb #30faeef6
 def unit_roundoff(dtype) -> float:
@@ -34,14 +34,26 @@ def output_scale(e: torch.Tensor) -> float:
     return s if s > 0 else 1e-30
 
 def allowed_error(e: torch.Tensor, out_dtype, rtol: float, atol: float, reduction: int = 1,
-                  torch_err: float = 0.0) -> tuple[torch.Tensor, float]:
-    "Per-element allowance for an output whose exact value is `e` (float64); also returns the scale."
+                  torch_err: float = 0.0, magnitude: torch.Tensor | None = None) -> tuple[torch.Tensor, float]:
+    "Per-element allowance for an output whose exact value is `e` (float64), given `magnitude` (the reference on |inputs|); also the scale."
     u_out = unit_roundoff(out_dtype)
     eps = min(u_out, unit_roundoff(torch.float32)) if u_out else 0.0
     r, a = max(rtol, 4 * u_out), max(atol, 4 * u_out)
-    s = output_scale(e)
-    allowed = r * e.abs() + s * (a + 2 * eps * max(1, reduction)) + 2 * torch_err
+    s, L = output_scale(e), max(1, reduction)
+    fallback = torch.full_like(e, s * 2 * eps * L)
+    if magnitude is None: rounding = fallback
+    else:
+        m = magnitude.to(e.dtype).reshape(e.shape).abs()
+        rounding = torch.where(torch.isfinite(m), 8 * eps * (m + math.sqrt(L) * e.abs()), fallback)
+    allowed = r * e.abs() + s * a + rounding + 2 * torch_err
     return torch.where(torch.isfinite(e), allowed, torch.zeros_like(allowed)), s
+
+def magnitude_reference(task: Task, inputs: list) -> list[torch.Tensor] | None:
+    "The reference in float64 on the absolute values of the float inputs: the size of the terms behind each output."
+    try:
+        ins = [x.double().abs() if x.is_floating_point() else x for x in inputs]
+        return [o.double() for o in task.run_reference(ins)]
+    except Exception: return None
 
 # %% ../nbs/06_benchmarker.ipynb #24791b65
 def _index(i: int, shape) -> str:
@@ -369,11 +381,12 @@ def _judge(ctx, lib, task, opts, st) -> dict:
                 ctx.phase(f'check at {label}, trial {t + 1}', max(60.0, call_t))
                 exact = exact_reference(task, [g.t for g in gins], out_specs)
                 torch_out = task.run_reference([g.t for g in gins])
+                mags = magnitude_reference(task, [g.t for g in gins]) or [None] * len(exact)
                 trial_ok, where = True, ''
-                for name, go, e, tout in zip(out_names, gouts, exact, torch_out):
+                for name, go, e, tout, mag in zip(out_names, gouts, exact, torch_out, mags):
                     if go.t.is_floating_point():
                         terr = float((tout.double() - e).abs().nan_to_num(0.0, 0.0, 0.0).max()) if e.numel() else 0.0
-                        al, s = allowed_error(e, go.t.dtype, task.rtol, task.atol, task.reduction_length(sizes), terr)
+                        al, s = allowed_error(e, go.t.dtype, task.rtol, task.atol, task.reduction_length(sizes), terr, mag)
                     else: al, s = None, 1.0
                     c = compare(name, go.t, e, al, s, task.atol)
                     chk['max_abs_err'] = max(chk['max_abs_err'], c['max_abs_err'])
@@ -452,10 +465,11 @@ def _time_candidate(ctx, launcher, task, opts, st, res, stream_handle, seed):
     ctx.phase(f'check the timed runs at {label}', max(60.0, ctx.limits.call_timeout))
     for s in range(nsets):
         exact, torch_out = exact_reference(task, ins[s], out_specs), task.run_reference(ins[s])
-        for name, o, e, tout in zip([p.name for p in task.params if p.role == 'out'], outs[s], exact, torch_out):
+        mags = magnitude_reference(task, ins[s]) or [None] * len(exact)
+        for name, o, e, tout, mag in zip([p.name for p in task.params if p.role == 'out'], outs[s], exact, torch_out, mags):
             if o.is_floating_point():
                 terr = float((tout.double() - e).abs().nan_to_num(0.0, 0.0, 0.0).max()) if e.numel() else 0.0
-                al, sc = allowed_error(e, o.dtype, task.rtol, task.atol, task.reduction_length(sizes), terr)
+                al, sc = allowed_error(e, o.dtype, task.rtol, task.atol, task.reduction_length(sizes), terr, mag)
             else: al, sc = None, 1.0
             c = compare(name, o, e, al, sc, task.atol)
             if not c['ok']:

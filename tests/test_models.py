@@ -274,12 +274,19 @@ def test_small_on_gpu_bf16_lora_round_trip(tmp_path):
     am = AgentModels.create(model, tok)
     assert all(p.dtype == torch.float32 for p in am.parameters_of('generator'))   # adapters stay fp32 on a bf16 base
     batch = tok([t.solution for t in TASKS.values()], return_tensors='pt', padding=True).to('cuda')
-    for a in am.agents: _step(am, a, batch, lr=1e-3)
+    for a in am.agents: _step(am, a, batch)   # lr 1e-2: the agents end well apart, far above bf16 rounding
     before = _logits(am, batch['input_ids'])
     am.save(tmp_path/'c')
     back = AgentModels.load(tmp_path/'c')
     after = _logits(back, batch['input_ids'])
-    for k in before: assert torch.equal(before[k], after[k]), k
+    # bf16 on a GPU: cuBLAS may pick other algorithms for other allocations, so a loaded model's logits
+    # can differ from the trained one's at bf16 rounding (seen on an H200, 2026-11-26; the fp32 round
+    # trip on the CPU above is bit-exact). What must hold: far closer than two agents are to each other.
+    agents_apart = (before['generator'].float() - before['optimizer'].float()).abs().max()
+    for k in before:
+        d = (before[k].float() - after[k].float()).abs().max()
+        same_top = (before[k].argmax(-1) == after[k].argmax(-1)).float().mean()
+        assert d < 0.25 * agents_apart and same_top > 0.98, (k, float(d), float(agents_apart), float(same_top))
     tok.padding_side = 'left'
     q = tok.apply_chat_template([[{'role': 'user', 'content': f'Write {n}.'}] for n in ('relu', 'matmul', 'softmax')],
                                 add_generation_prompt=True, return_tensors='pt', padding=True, return_dict=True).to('cuda')

@@ -1,0 +1,245 @@
+"""Rollout speed: tokens/s of our batched sampling against `model.generate`.
+
+A group rollout as GRPO runs it — a few distinct prompts of ~200 tokens (left-padded, lengths differ), n answers
+each, 256 new tokens, temperature 1, no truncation — on a Qwen2-0.5B-shaped model (hidden 896, 24 layers,
+14 heads, 2 kv heads, MLP 4864, vocabulary 151,936; random weights, bf16, built on the GPU: no download) and our
+`small` preset. Random weights stop at random, so every method is forced to the full length: `min_new_tokens`
+for `generate`, no stop tokens for ours.
+
+Columns (methods):
+- `hf_generate`: plain `model.generate(do_sample=True, ...)`, dynamic cache (no log-probs at all);
+- `hf_static`: `generate(..., cache_implementation='static', disable_compile=True)`;
+- `hf_static_compiled` (only with --hf-compile; in a subprocess under a time limit): HF's own static cache with
+  its automatic `torch.compile`;
+- `ours_dynamic`: `agents.sample_tokens(engine='dynamic')` (one prefill per prompt, exact log-probs);
+- `ours_static`: `engine='static'`: static cache, finished rows masked, no host sync per step, no graph;
+- `ours_graph`: `engine='graph'`: the same with one decode step captured as a CUDA graph (the default on a GPU).
+
+Per row: seconds for the whole call (prefill included; for ours also the graph capture, which happens per call),
+tokens/s, ms per decode step, peak GPU memory, speedup over `hf_generate`. A column that fails prints its error
+and the run goes on; a time budget (--budget-s) skips what would not fit.
+
+    python bench/rollout_bench.py --smoke          # CPU or GPU: tiny model, tiny sizes, seconds
+    python bench/rollout_bench.py                  # GPU: qwen0.5b and small, batch 64 and 16 (~3 min on an H100)
+    python bench/rollout_bench.py --hf-compile     # adds HF's compiled static cache for qwen0.5b at the largest batch
+
+Prints a table and writes bench/results/rollout_bench.json (and $OUT/rollout_bench.json when $OUT is set).
+"""
+from __future__ import annotations
+import argparse, json, os, platform, subprocess, sys, time, traceback
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # run from a checkout without installing
+import torch
+
+QWEN2_05B = dict(hidden_size=896, num_hidden_layers=24, num_attention_heads=14, num_key_value_heads=2,
+                 intermediate_size=4864, vocab_size=151936, max_position_embeddings=32768, tie_word_embeddings=True,
+                 rms_norm_eps=1e-6, hidden_act='silu', rope_parameters={'rope_type': 'default', 'rope_theta': 1000000.0},
+                 use_sliding_window=False, bos_token_id=151643, eos_token_id=151645, pad_token_id=151643)
+METHODS = ('ours_graph', 'hf_generate', 'ours_dynamic', 'hf_static', 'ours_static')   # the order they run in
+SLOW = {'hf_generate', 'hf_static', 'ours_dynamic', 'ours_static'}                   # timed once (seconds per run)
+
+
+def build(preset: str, device, dtype):
+    "(model, pad_id, token id range for random prompts)"
+    if preset == 'qwen0.5b':
+        from transformers import Qwen2Config, Qwen2ForCausalLM
+        cfg = Qwen2Config(**QWEN2_05B)
+        torch.manual_seed(0)
+        with torch.device(device): model = Qwen2ForCausalLM(cfg)    # initialised where it runs: seconds, not minutes
+        model = model.to(dtype).eval()
+        model.generation_config.pad_token_id, model.generation_config.eos_token_id = 151643, 151645
+        return model, 151643, (0, 151643)
+    from cudarl_wb.models import build_model
+    model, tok = build_model(preset, seed=0, device=device, dtype=dtype)
+    return model.eval(), tok.pad_token_id, (4, len(tok))
+
+
+def make_prompts(distinct: int, length: int, id_range, seed: int = 0) -> list[list[int]]:
+    "`distinct` random prompts of about `length` tokens, each a different length (so the batch is left-padded)."
+    g = torch.Generator().manual_seed(seed)
+    lengths = [max(2, length + (8 * i if i % 2 else -8 * i)) for i in range(distinct)]
+    return [torch.randint(*id_range, (n,), generator=g).tolist() for n in lengths]
+
+
+def hf_generate(model, prompts, n, new, pad_id, static=False, compiled=False):
+    from cudarl_wb.agents import _left_pad
+    rows = [p for p in prompts for _ in range(n)]
+    ids, mask = _left_pad(rows, pad_id, model.device)
+    extra = dict(cache_implementation='static', disable_compile=not compiled) if static else {}
+    out = model.generate(input_ids=ids, attention_mask=mask, do_sample=True, temperature=1.0, top_k=0, top_p=1.0,
+                         max_new_tokens=new, min_new_tokens=new, pad_token_id=pad_id, **extra)
+    got = out.shape[1] - ids.shape[1]
+    if got != new: raise RuntimeError(f'generate returned {got} new tokens, not {new}')
+    return out
+
+
+def ours(model, prompts, n, new, pad_id, engine):
+    from cudarl_wb.agents import Sampling, sample_tokens, LAST_ROLLOUT
+    rows = sample_tokens(model, prompts, n, Sampling(max_new_tokens=new, temperature=1.0), [], pad_id, seed=0, engine=engine)
+    bad = [i for i, (r, lp, why) in enumerate(rows) if len(r) != new or len(lp) != new or why != 'length']
+    if bad: raise RuntimeError(f'rows {bad[:5]} did not run to {new} tokens')
+    return dict(LAST_ROLLOUT)
+
+
+def sync(device):
+    if device.type == 'cuda': torch.cuda.synchronize(device)
+
+
+def timed(fn, device):
+    "Seconds of one call, its peak GPU memory (GiB) and what it returned."
+    if device.type == 'cuda': torch.cuda.empty_cache(); torch.cuda.reset_peak_memory_stats(device)
+    sync(device); t0 = time.perf_counter()
+    out = fn()
+    sync(device); dt = time.perf_counter() - t0
+    peak = round(torch.cuda.max_memory_allocated(device) / 2**30, 3) if device.type == 'cuda' else None
+    return dt, peak, out
+
+
+def run_method(method, model, prompts, n, new, pad_id, device, reps, warm_new, budget_left):
+    "One column: a short warm-up, then timed calls. Returns the row's measurements (or raises)."
+    if method.startswith('hf'):
+        static = method != 'hf_generate'
+        call = lambda k: hf_generate(model, prompts, n, k, pad_id, static=static)
+    else:
+        call = lambda k: ours(model, prompts, n, k, pad_id, method.removeprefix('ours_'))
+    t_warm, _, _ = timed(lambda: call(warm_new), device)
+    projected = t_warm * new / warm_new * (1 if method in SLOW else reps)
+    if projected > budget_left: return dict(skipped=f'would take ~{projected:.0f} s; {budget_left:.0f} s left in the budget')
+    times, peaks, info = [], [], None
+    for _ in range(1 if method in SLOW else reps):
+        dt, peak, out = timed(lambda: call(new), device)
+        times.append(dt); peaks.append(peak)
+        if isinstance(out, dict): info = out
+    s = sorted(times)[len(times) // 2]
+    row = dict(seconds=round(s, 3), tokens_per_s=round(len(prompts) * n * new / s), ms_per_step=round(1000 * s / new, 2),
+               peak_gib=max(peaks) if peaks[0] is not None else None, runs=len(times), warmup_s=round(t_warm, 3))
+    if info: row.update(engine=info.get('engine'), graph=info.get('graph'), host_syncs=info.get('host_syncs'),
+                        fallback=info.get('fallback_from'))
+    return row
+
+
+def compiled_in_subprocess(args, preset, batch, distinct, timeout):
+    "HF's static cache with its automatic torch.compile, in its own process so a slow or failing compile cannot stall the run."
+    cmd = [sys.executable, __file__, '--only-hf-compiled', '--presets', preset, '--batches', str(batch),
+           '--distinct', str(distinct), '--prompt-len', str(args.prompt_len), '--new-tokens', str(args.new_tokens),
+           '--dtype', args.dtype, '--out', '-']
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return dict(error=f'no result within {timeout:.0f} s (compile included)')
+    line = next((l for l in reversed(p.stdout.splitlines()) if l.startswith('{')), None)
+    if p.returncode or not line: return dict(error=f'exit {p.returncode}: {(p.stderr or p.stdout)[-400:]}')
+    return json.loads(line)
+
+
+def only_hf_compiled(args, device, dtype):
+    preset, batch = args.presets.split(',')[0], int(args.batches.split(',')[0])
+    model, pad_id, id_range = build(preset, device, dtype)
+    prompts = make_prompts(args.distinct_for(batch), args.prompt_len, id_range)
+    n = batch // len(prompts)
+    t_first, _, _ = timed(lambda: hf_generate(model, prompts, n, args.new_tokens, pad_id, static=True, compiled=True), device)
+    dt, peak, _ = timed(lambda: hf_generate(model, prompts, n, args.new_tokens, pad_id, static=True, compiled=True), device)
+    print(json.dumps(dict(seconds=round(dt, 3), tokens_per_s=round(batch * args.new_tokens / dt),
+                          ms_per_step=round(1000 * dt / args.new_tokens, 2), peak_gib=peak, runs=1, warmup_s=round(t_first, 3))))
+    return 0
+
+
+def table(rows, cols):
+    w = {c: max(len(c), *(len(str(r.get(c, ''))) for r in rows)) for c in cols}
+    print('  '.join(c.ljust(w[c]) for c in cols))
+    for r in rows: print('  '.join(str(r.get(c, '')).ljust(w[c]) for c in cols))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('--smoke', action='store_true', help='tiny model and sizes (seconds, CPU or GPU)')
+    p.add_argument('--presets', default=None, help="comma-separated: qwen0.5b, small, tiny (default: qwen0.5b,small; --smoke: tiny)")
+    p.add_argument('--batches', default=None, help='rows per call (default 64,16; --smoke: 4)')
+    p.add_argument('--distinct', type=int, default=None, help='distinct prompts per call (default: 4 at batch >= 64, else 2)')
+    p.add_argument('--prompt-len', type=int, default=None, help='prompt tokens, about (default 200; --smoke 24)')
+    p.add_argument('--new-tokens', type=int, default=None, help='new tokens per answer (default 256; --smoke 8)')
+    p.add_argument('--methods', default=','.join(METHODS), help=f'comma-separated subset of {",".join(METHODS)}')
+    p.add_argument('--reps', type=int, default=3, help='timed calls for the fast columns (the slow ones run once)')
+    p.add_argument('--budget-s', type=float, default=330, help='skip what would not finish within this many seconds')
+    p.add_argument('--hf-compile', action='store_true', help="also time generate's static cache with torch.compile (qwen0.5b, largest batch)")
+    p.add_argument('--dtype', default=None, help='bf16 on a GPU, fp32 on the CPU by default')
+    p.add_argument('--device', default=None)
+    p.add_argument('--out', default=str(Path(__file__).resolve().parent / 'results' / 'rollout_bench.json'))
+    p.add_argument('--only-hf-compiled', action='store_true', help=argparse.SUPPRESS)
+    a = p.parse_args(argv)
+    t_start = time.perf_counter()
+    from cudarl_wb.models import as_device, as_torch_dtype
+    device = as_device(a.device)
+    gpu = device.type == 'cuda'
+    a.dtype = a.dtype or ('bf16' if gpu else 'fp32')
+    dtype = as_torch_dtype(a.dtype, device)
+    a.presets = a.presets or ('tiny' if a.smoke else 'qwen0.5b,small')
+    a.batches = a.batches or ('4' if a.smoke else '64,16')
+    a.prompt_len = a.prompt_len or (24 if a.smoke else 200)
+    a.new_tokens = a.new_tokens or (8 if a.smoke else 256)
+    a.distinct_for = lambda b: a.distinct or (4 if b >= 64 else 2)
+    if a.only_hf_compiled: return only_hf_compiled(a, device, dtype)
+    methods = [m for m in a.methods.split(',') if m]
+    if unknown := set(methods) - set(METHODS): p.error(f'unknown methods {sorted(unknown)}')
+    import transformers
+    info = dict(device=torch.cuda.get_device_name(device) if gpu else f'cpu ({platform.processor() or platform.machine()})',
+                torch=torch.__version__, transformers=transformers.__version__, python=platform.python_version(),
+                dtype=str(dtype).removeprefix('torch.'), prompt_len=a.prompt_len, new_tokens=a.new_tokens)
+    print(info, flush=True)
+    rows = []
+    warm_new = min(16, a.new_tokens)
+    for preset in a.presets.split(','):
+        try: model, pad_id, id_range = build(preset, device, dtype)
+        except Exception as e:
+            print(f'{preset}: could not build ({type(e).__name__}: {e})', flush=True)
+            rows.append(dict(model=preset, error=f'build: {type(e).__name__}: {e}')); continue
+        for batch in (int(b) for b in a.batches.split(',')):
+            prompts = make_prompts(a.distinct_for(batch), a.prompt_len, id_range)
+            n = max(1, batch // len(prompts))
+            for method in methods:
+                base = dict(model=preset, batch=len(prompts) * n, prompts=len(prompts), n=n,
+                            prompt_tokens='/'.join(str(len(q)) for q in prompts), new_tokens=a.new_tokens, method=method)
+                if method == 'ours_graph' and not gpu:
+                    rows.append(dict(base, skipped='needs a GPU')); continue
+                left = a.budget_s - (time.perf_counter() - t_start)
+                try:
+                    with torch.no_grad(): row = dict(base, **run_method(method, model, prompts, n, a.new_tokens, pad_id, device,
+                                                                        a.reps, warm_new, left))
+                except Exception as e:
+                    row = dict(base, error=f'{type(e).__name__}: {str(e)[:300]}')
+                    traceback.print_exc(limit=3)
+                    if gpu: torch.cuda.empty_cache()
+                rows.append(row)
+                print({k: v for k, v in row.items() if k not in ('prompt_tokens',)}, flush=True)
+        del model
+        if gpu: torch.cuda.empty_cache()
+    if a.hf_compile and gpu:
+        preset, batch = a.presets.split(',')[0], max(int(b) for b in a.batches.split(','))
+        left = a.budget_s - (time.perf_counter() - t_start)
+        base = dict(model=preset, batch=batch, prompts=a.distinct_for(batch), n=batch // a.distinct_for(batch),
+                    new_tokens=a.new_tokens, method='hf_static_compiled')
+        row = dict(base, **compiled_in_subprocess(a, preset, batch, a.distinct_for(batch), left)) if left > 60 else \
+            dict(base, skipped=f'{left:.0f} s left in the budget')
+        rows.append(row); print(row, flush=True)
+    for r in rows:   # speedup over plain generate at the same model and batch
+        ref = next((x for x in rows if x['model'] == r['model'] and x.get('batch') == r.get('batch')
+                    and x['method'] == 'hf_generate' and 'tokens_per_s' in x), None)
+        if ref and 'tokens_per_s' in r: r['speedup'] = round(r['tokens_per_s'] / ref['tokens_per_s'], 2)
+    print(f'\nRollout throughput: {a.prompt_len}-token prompts (about), {a.new_tokens} new tokens, temperature 1, '
+          f'{info["dtype"]} on {info["device"]}')
+    table(rows, ['model', 'batch', 'prompts', 'n', 'method', 'seconds', 'tokens_per_s', 'ms_per_step', 'peak_gib', 'speedup',
+                 'graph', 'host_syncs', 'skipped', 'error'])
+    result = dict(info=info, rows=rows, wall_s=round(time.perf_counter() - t_start, 1))
+    if a.out != '-':
+        for out in [Path(a.out)] + ([Path(os.environ['OUT']) / 'rollout_bench.json'] if os.environ.get('OUT') else []):
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(json.dumps(result, indent=2))
+            print(f'wrote {out}')
+    print(f'wall time {result["wall_s"]} s')
+    return 0
+
+
+if __name__ == '__main__':
+    if not torch.cuda.is_available(): torch.set_num_threads(min(2, torch.get_num_threads()))   # a shared CPU machine
+    sys.exit(main())
