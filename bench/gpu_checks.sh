@@ -2,6 +2,7 @@
 # Every GPU check of the project, in stages, for a lent GPU machine (torch with CUDA, nvcc, pytest there;
 # nbdev & co. carried as wheels in .whl/). Usage from the repo root:  bash bench/gpu_checks.sh STAGE...
 # Stages: setup info notebooks pytest hostile compile suite rollout timing eval models planner data reward
+#         grpo_smoke sft_small grpo_small (grpo_small needs the sft_small checkpoint of the same warm machine)
 # Logs and JSON figures are collected in one folder and packed into $OUT/gpu_logs.tgz at the end (the
 # device returns at most 8 files); a summary line and the log's tail per stage go to stdout.
 set -uo pipefail
@@ -34,6 +35,15 @@ for stage in "$@"; do case $stage in
   planner)   run planner_memory python3 bench/planner_memory.py ;;
   data)      run data_convert python3 bench/data_convert.py ;;
   reward)    run reward_gpu python3 bench/reward_gpu.py --out "$OUTDIR/reward_gpu.json" ;;
+  grpo_smoke) run grpo_smoke python3 -m cudarl_wb.cli train --preset tiny --sft-budget 0 --num-episodes 16 --batch-size 1 --group-size 8 \
+                 --max-new-tokens 128 --eval-tasks 4 --output-dir runs/grpo_smoke ;;
+  sft_small) run sft_small python3 bench/sft_gpu.py --out runs/sft_small --copy-to "$OUTDIR" ;;
+  grpo_small)  # GRPO on the small preset from the SFT checkpoint the sft_small stage left (same warm machine)
+             run grpo_small python3 -m cudarl_wb.cli train --preset small --generator-checkpoint runs/sft_small --output-dir runs/rl_small \
+                 --num-episodes 4000 --batch-size ${GRPO_BATCH:-4} --group-size 8 --eval-tasks ${GRPO_EVAL:-32} --eval-every ${GRPO_EVAL_EVERY:-6} \
+                 --learning-rate ${GRPO_LR:-2e-5} --time-budget ${GRPO_BUDGET:-400}
+             cp -f runs/rl_small/final_model/training_metrics.json "$OUTDIR/grpo_small_metrics.json" 2>/dev/null
+             cp -f runs/rl_small/training_curves.png "$OUTDIR/grpo_small_curves.png" 2>/dev/null ;;
   *) echo "unknown stage $stage" ;;
 esac; done
 cp -f bench/results/*.json "$OUTDIR/" 2>/dev/null || true
