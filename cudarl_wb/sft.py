@@ -537,6 +537,8 @@ def train_agent(models, agent: str, dataset, config: SFTConfig, out_dir, budget_
                 warnings.filterwarnings('ignore', message='.*(use_cache|past_key_values).*')
                 trainer.train(resume_from_checkpoint=str(last) if last else None)
         finally:
+            # accelerate wraps `model.forward` in bf16 autocast for training; generation afterwards must not inherit it
+            trainer.accelerator.unwrap_model(model, keep_fp32_wrapper=False)
             model.config.use_cache = use_cache
             model.train(was_training)
             torch.set_num_threads(threads_before)

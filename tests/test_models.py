@@ -285,8 +285,11 @@ def test_small_on_gpu_bf16_lora_round_trip(tmp_path):
     agents_apart = (before['generator'].float() - before['optimizer'].float()).abs().max()
     for k in before:
         d = (before[k].float() - after[k].float()).abs().max()
-        same_top = (before[k].argmax(-1) == after[k].argmax(-1)).float().mean()
-        assert d < 0.25 * agents_apart and same_top > 0.98, (k, float(d), float(agents_apart), float(same_top))
+        # the top token may flip only where the top two are closer than the round-trip noise (a random model has many near-ties)
+        top2 = before[k].float().topk(2, dim=-1).values
+        clear = (top2[..., 0] - top2[..., 1]) > 2 * d
+        same_top = (before[k].argmax(-1) == after[k].argmax(-1))[clear].float().mean()
+        assert d < 0.25 * agents_apart and same_top == 1.0, (k, float(d), float(agents_apart), float(same_top))
     tok.padding_side = 'left'
     q = tok.apply_chat_template([[{'role': 'user', 'content': f'Write {n}.'}] for n in ('relu', 'matmul', 'softmax')],
                                 add_generation_prompt=True, return_tensors='pt', padding=True, return_dict=True).to('cuda')
