@@ -21,7 +21,7 @@ for stage in "$@"; do case $stage in
         && export PYTHONPATH=$PYTHONPATH:/tmp/site PATH=/tmp/site/bin:$PATH && echo "== setup: wheels installed"
     fi ;;
   info)      run info bash -c 'python3 -m cudarl_wb.cli info && python3 -m cudarl_wb.cli plan && python3 -m cudarl_wb.sandbox --probe cuda:0' ;;
-  notebooks) for nb in $(grep -l '"#| cuda' nbs/[0-9]*.ipynb); do run "nb_$(basename $nb .ipynb)" python3 -c "from nbdev.test import test_nb; import sys; ok,t=test_nb('$nb', skip_flags=['slow'], force_flags=['cuda'], basepath='.'); print('OK' if ok else 'FAILED', round(t,1)); sys.exit(0 if ok else 1)"; done ;;
+  notebooks) for nb in ${NBS:-$(grep -l '"#| cuda' nbs/[0-9]*.ipynb)}; do run "nb_$(basename $nb .ipynb)" python3 -c "from nbdev.test import test_nb; import sys; ok,t=test_nb('$nb', skip_flags=['slow'], force_flags=['cuda'], basepath='.'); print('OK' if ok else 'FAILED', round(t,1)); sys.exit(0 if ok else 1)"; done ;;
   pytest)    run pytest python3 -m pytest -m cuda tests -q -rfEs --ignore=tests/test_hostile.py -p no:cacheprovider ;;
   hostile)   run hostile python3 -m pytest -m cuda tests/test_hostile.py -q -rA -s -p no:cacheprovider ;;
   compile)   run compile_gpu_check python3 bench/compile_gpu_check.py --out "$OUTDIR/compile_gpu_check.json"
@@ -41,7 +41,7 @@ for stage in "$@"; do case $stage in
   grpo_small)  # GRPO on the small preset from the SFT checkpoint the sft_small stage left (same warm machine)
              run grpo_small python3 -m cudarl_wb.cli train --preset small --generator-checkpoint runs/sft_small --output-dir runs/rl_small \
                  --num-episodes 4000 --batch-size ${GRPO_BATCH:-4} --group-size 8 --eval-tasks ${GRPO_EVAL:-32} --eval-every ${GRPO_EVAL_EVERY:-6} \
-                 --learning-rate ${GRPO_LR:-2e-5} --time-budget ${GRPO_BUDGET:-400}
+                 --learning-rate ${GRPO_LR:-2e-5} --time-budget ${GRPO_BUDGET:-400} ${GRPO_EXTRA:-}
              cp -f runs/rl_small/final_model/training_metrics.json "$OUTDIR/grpo_small_metrics.json" 2>/dev/null
              cp -f runs/rl_small/training_curves.png "$OUTDIR/grpo_small_curves.png" 2>/dev/null ;;
   *) echo "unknown stage $stage" ;;
