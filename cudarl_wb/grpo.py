@@ -78,7 +78,8 @@ def grpo_loss(logp, old_logp, ref_logp, advantages, mask, epsilon=0.2, epsilon_h
     kl = kl_k3(logp, ref_logp) if ref_logp is not None else torch.zeros_like(logp)
     loss = aggregate_loss(pg + beta * kl, mask, mode)
     m = mask.to(logp.dtype); n = m.sum().clamp_min(1)
-    return loss, {'clip_fraction': float((clipped * m).sum() / n), 'kl': float((kl * m).sum() / n)}
+    with torch.no_grad(): stats = {'clip_fraction': float((clipped * m).sum() / n), 'kl': float((kl * m).sum() / n)}
+    return loss, stats
 
 # %% ../nbs/13_grpo.ipynb #ea1b24ed
 import argparse, contextlib, copy, json, os, random, shutil, statistics, sys, time
@@ -119,7 +120,7 @@ class GRPOConfig(Record):
     procedural: int = 200                     # procedural training tasks mixed into the curriculum
     eval_tasks: int = 8                       # held-out procedural compositions, evaluated greedily
     eval_every: int = 0                       # steps between evaluations (0: at the start and the end)
-    sft_budget_s: float = 210.0               # warm start for a preset with no checkpoint (0: none)
+    sft_budget_s: float = 230.0               # warm start for a preset with no checkpoint (0: none)
     time_budget_s: float | None = None        # stop after this many seconds of training (then evaluate and save)
     seed: int = 0
 
@@ -318,7 +319,8 @@ class GRPOTrainer:
             source = self.out/'sft'
             if not (source/'agents.json').exists():
                 self.log(f'warm start: SFT of {cfg.preset} for up to {cfg.sft_budget_s:.0f} s → {source}')
-                run_sft(preset=cfg.preset, out=str(source), time_budget_s=cfg.sft_budget_s, progress=True)
+                # measured after only: before, a random preset writes no code (0%), and the minute saved goes to training
+                run_sft(preset=cfg.preset, out=str(source), time_budget_s=cfg.sft_budget_s, progress=True, evaluate='after')
         else: source = cfg.preset
         if str(source) in ('tiny', 'small'):
             from cudarl_wb.models import AgentModels, build_model
@@ -529,6 +531,15 @@ def _plan_target(cfg: GRPOConfig) -> str:
         if (p/sub/'config.json').exists(): return str(p/sub)
     return str(src)
 
+def _trains_lora(cfg: GRPOConfig) -> bool:
+    "Whether the run trains LoRA adapters (a real checkpoint) or full copies (our presets, and agents folders of them)."
+    if cfg.generator_checkpoint is None: return False
+    manifest = Path(str(cfg.generator_checkpoint))/'agents.json'
+    if manifest.exists():
+        try: return json.loads(manifest.read_text()).get('mode') != 'full'
+        except (OSError, ValueError): return True
+    return True
+
 def train_args(p: argparse.ArgumentParser):
     d = GRPOConfig()
     p.add_argument('--preset', default=d.preset, choices=['tiny', 'small'], help='our offline model (default tiny)')
@@ -570,7 +581,7 @@ def train_command(args) -> int:
     if not args.no_plan:
         from cudarl_wb.gpu_planner import plan_training, PlanError, ModelError
         try:
-            plan = plan_training(_plan_target(cfg), lora=not (cfg.generator_checkpoint is None),
+            plan = plan_training(_plan_target(cfg), lora=_trains_lora(cfg),
                                  rollout_batch=cfg.batch_size * cfg.group_size, group_size=cfg.group_size,
                                  seq_len=1024 + cfg.max_new_tokens)
             print(plan.summary()); device = plan.device_for('generator')
