@@ -213,7 +213,7 @@ def update_agent(model, optimizer, samples: list[Sample], advantages: torch.Tens
             mb_tok = int(mask.sum())
             weight = mb_tok / n_tok if cfg.loss_mode == 'token' else len(mb) / len(samples)
             (loss * weight).backward()
-            sums['loss'] += float(loss) * weight / cfg.epochs
+            sums['loss'] += float(loss.detach()) * weight / cfg.epochs
             sums['kl'] += m['kl'] * mb_tok; sums['clip'] += m['clip_fraction'] * mb_tok
             sums['entropy'] += float((ent.float() * mask).sum()); sums['tokens'] += mb_tok
         sums['grad_norm'] = float(torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm))
