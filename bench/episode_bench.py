@@ -21,6 +21,8 @@ import argparse, json, os, platform, sys, time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # run from a checkout without installing
+sys.path.insert(0, str(Path(__file__).resolve().parent))       # bench/_table.py, also when imported by a test
+from _table import table
 import torch
 import torch.nn.functional as F
 from cudarl_wb.agents import Sampling, sample_tokens, encode_prompt, generator_messages, optimizer_messages, Generator, Optimizer, Tester
@@ -127,12 +129,6 @@ def episode_time(device, dtype, tasks, group, turns, new):
         test = sum(t.seconds['test'] for e in eps for t in e.turns)
         return dict(mode=tester.mode, episodes=len(eps), turns=sum(len(e.turns) for e in eps), new_tokens=new,
                     wall_s=round(wall, 2), generate_s=round(gen, 2), test_s=round(test, 2), tester=tester.stats)
-
-
-def table(rows, cols):
-    w = {c: max(len(c), *(len(str(r.get(c, ''))) for r in rows)) for c in cols}
-    print('  '.join(c.ljust(w[c]) for c in cols))
-    for r in rows: print('  '.join(str(r.get(c, '')).ljust(w[c]) for c in cols))
 
 
 def main(argv=None):

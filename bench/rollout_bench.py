@@ -30,6 +30,8 @@ import argparse, json, os, platform, subprocess, sys, time, traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # run from a checkout without installing
+sys.path.insert(0, str(Path(__file__).resolve().parent))       # bench/_table.py, also when imported by a test
+from _table import table
 import torch
 
 QWEN2_05B = dict(hidden_size=896, num_hidden_layers=24, num_attention_heads=14, num_key_value_heads=2,
@@ -143,12 +145,6 @@ def only_hf_compiled(args, device, dtype):
     print(json.dumps(dict(seconds=round(dt, 3), tokens_per_s=round(batch * args.new_tokens / dt),
                           ms_per_step=round(1000 * dt / args.new_tokens, 2), peak_gib=peak, runs=1, warmup_s=round(t_first, 3))))
     return 0
-
-
-def table(rows, cols):
-    w = {c: max(len(c), *(len(str(r.get(c, ''))) for r in rows)) for c in cols}
-    print('  '.join(c.ljust(w[c]) for c in cols))
-    for r in rows: print('  '.join(str(r.get(c, '')).ljust(w[c]) for c in cols))
 
 
 def main(argv=None):

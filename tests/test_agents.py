@@ -14,20 +14,6 @@ torch.set_num_threads(1)   # more threads than free cores make CPU steps much sl
 
 
 @pytest.fixture(scope='module')
-def tiny():
-    model, tok = build_model('tiny', seed=0)
-    return model.eval(), tok
-
-
-@pytest.fixture(scope='module')
-def prompts(tiny):
-    _, tok = tiny
-    return [encode_prompt(tok, generator_messages(get_task('softmax_rows'))),
-            encode_prompt(tok, optimizer_messages(get_task('relu'), get_task('relu').solution, 'Compiled for sm_90.')),
-            encode_prompt(tok, 'short')]
-
-
-@pytest.fixture(scope='module')
 def tester(tmp_path_factory):
     import os
     os.environ.setdefault('CUDARL_CACHE', str(tmp_path_factory.mktemp('cache')))

@@ -12,20 +12,6 @@ from cudarl_wb.tasks import get_task
 torch.set_num_threads(1)   # more threads than free cores make CPU steps much slower under CI's two notebooks
 
 
-@pytest.fixture(scope='module')
-def tiny():
-    model, tok = build_model('tiny', seed=0)
-    return model.eval(), tok
-
-
-@pytest.fixture(scope='module')
-def prompts(tiny):
-    _, tok = tiny
-    return [encode_prompt(tok, generator_messages(get_task('softmax_rows'))),
-            encode_prompt(tok, optimizer_messages(get_task('relu'), get_task('relu').solution, 'Compiled for sm_90.')),
-            encode_prompt(tok, 'short')]
-
-
 def early_stops(model, tok, prompts, max_new=48):
     "Stop tokens that end some answers after a few steps and leave others running to the limit."
     probe = sample_tokens(model, prompts, 1, Sampling(max_new_tokens=max_new, greedy=True), [], tok.pad_token_id, engine='dynamic')
