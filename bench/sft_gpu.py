@@ -23,13 +23,16 @@ def main(argv=None):
     p.add_argument('--copy-to', default=os.environ.get('OUT'))
     p.add_argument('--set', action='append', default=[], metavar='KEY=VALUE')
     p.add_argument('--json', default=str(ROOT/'bench'/'results'/'sft_gpu.json'))
+    p.add_argument('--evaluate', default='both', choices=['both', 'after', 'none'],
+                   help="held-out measurements: before and after training (default), after only, or none")
     a = p.parse_args(argv)
     import torch
     from cudarl_wb.sft import run_sft, sft_table, _overrides
     print(f'torch {torch.__version__}, cuda {torch.cuda.is_available()}: '
           f'{torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no GPU"}', flush=True)
     t0 = time.perf_counter()
-    m = run_sft(a.preset, model=a.model, out=a.out, time_budget_s=a.time_budget, progress=False, **_overrides(a.set))
+    m = run_sft(a.preset, model=a.model, out=a.out, time_budget_s=a.time_budget, progress=False,
+                evaluate={'both': True, 'after': 'after', 'none': False}[a.evaluate], **_overrides(a.set))
     wall = time.perf_counter() - t0
     print(); print(sft_table(m))
     ev = m['eval']

@@ -114,12 +114,13 @@ class GRPOConfig(Record):
     micro_batch: int = 8
     max_grad_norm: float = 1.0
     temperature: float = 1.0
-    max_new_tokens: int = 384
+    max_new_tokens: int = 640                 # our longest reference answers are ~600 tokens: shorter cuts them off
     threshold: float = 0.8                    # an episode stops once a turn's reward reaches it
     reward_preset: str = 'ours'
     procedural: int = 200                     # procedural training tasks mixed into the curriculum
     eval_tasks: int = 8                       # held-out procedural compositions, evaluated greedily
     eval_every: int = 0                       # steps between evaluations (0: at the start and the end)
+    start_tier: int = 0                       # the curriculum's first tier (a warm-started agent can skip tier 0)
     sft_budget_s: float = 230.0               # warm start for a preset with no checkpoint (0: none)
     time_budget_s: float | None = None        # stop after this many seconds of training (then evaluate and save)
     seed: int = 0
@@ -305,7 +306,9 @@ class GRPOTrainer:
         pool = [t for t in TASKS.values() if t.solution] + procedural_tasks(cfg.procedural, seed=cfg.seed, split='train')
         self.curriculum = Curriculum(tiers_from_tasks(pool), window=max(16, cfg.batch_size * cfg.group_size * 2),
                                      gpu=self.mode == 'full', seed=cfg.seed)
-        self.eval_set = [t.name for t in procedural_tasks(cfg.eval_tasks, seed=cfg.seed + 7919, split='heldout')]
+        if cfg.start_tier and not resuming: self.curriculum.set_tier(cfg.start_tier, reason=f'start_tier={cfg.start_tier}')
+        held_out = procedural_tasks(cfg.eval_tasks, seed=cfg.seed + 7919, split='heldout')
+        self.eval_set, self.eval_tiers = [t.name for t in held_out], {t.name: t.tier for t in held_out}
         self.step, self.history, self.evals, self.best_score = 0, [], [], -math.inf
         if resuming: self._restore()
 
@@ -403,9 +406,13 @@ def evaluate(self: GRPOTrainer, tasks=None) -> dict:
     eps = run_episodes(tasks, *self.eval_agents, self.tester, group_size=1, max_turns=self.cfg.max_turns,
                        threshold=self.cfg.threshold, progress=False, seed=None)
     m = episode_metrics(eps)
-    return dict(step=self.step, episodes_trained=self.step * self.cfg.batch_size * self.cfg.group_size, mode=self.mode,
-                compile_rate=m['final_compile_rate'], first_compile_rate=m['first_compile_rate'],
-                fast_0=m['final_correct_rate'], fast_1=m['fast_1'], geomean_speedup=m['geomean_speedup'])
+    out = dict(step=self.step, episodes_trained=self.step * self.cfg.batch_size * self.cfg.group_size, mode=self.mode,
+               compile_rate=m['final_compile_rate'], first_compile_rate=m['first_compile_rate'],
+               fast_0=m['final_correct_rate'], fast_1=m['fast_1'], geomean_speedup=m['geomean_speedup'])
+    for tier in sorted({self.eval_tiers.get(ep.task) for ep in eps} - {None}):   # per tier, to see where a change comes from
+        mt = episode_metrics([ep for ep in eps if self.eval_tiers.get(ep.task) == tier])
+        out[f'tier{tier}_compile_rate'], out[f'tier{tier}_fast_0'] = mt['final_compile_rate'], mt['final_correct_rate']
+    return out
 
 def eval_score(e: dict) -> float:
     "One number to pick the best checkpoint by: correctness first, then speed, then compiling."
@@ -563,6 +570,7 @@ def train_args(p: argparse.ArgumentParser):
     p.add_argument('--reward-preset', default=d.reward_preset)
     p.add_argument('--eval-every', type=int, default=d.eval_every)
     p.add_argument('--eval-tasks', type=int, default=d.eval_tasks)
+    p.add_argument('--start-tier', type=int, default=d.start_tier, help='the curriculum tier to start at (default 0)')
     p.add_argument('--sft-budget', type=float, default=d.sft_budget_s, help='seconds of SFT warm start for a preset (0: none)')
     p.add_argument('--time-budget', type=float, default=None, help='stop training after this many seconds (then evaluate and save)')
     p.add_argument('--seed', type=int, default=d.seed)
@@ -576,7 +584,7 @@ def train_command(args) -> int:
                      epsilon=args.epsilon, epsilon_high=args.epsilon_high, scale=args.scale, loss_mode=args.loss_mode,
                      epochs=args.epochs, micro_batch=args.micro_batch, max_new_tokens=args.max_new_tokens,
                      temperature=args.temperature, reward_preset=args.reward_preset, eval_every=args.eval_every,
-                     eval_tasks=args.eval_tasks, sft_budget_s=args.sft_budget, time_budget_s=args.time_budget, seed=args.seed)
+                     eval_tasks=args.eval_tasks, start_tier=args.start_tier, sft_budget_s=args.sft_budget, time_budget_s=args.time_budget, seed=args.seed)
     device = None
     if not args.no_plan:
         from cudarl_wb.gpu_planner import plan_training, PlanError, ModelError

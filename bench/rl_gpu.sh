@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Issue 9's GPU experiment: a warm start of `small` (bench/sft_gpu.py), then GRPO from that checkpoint, one run
+# per learning rate given, side by side on the one card (each run is far from filling an H200).
+#   bash bench/rl_gpu.sh SFT_SECONDS GRPO_SECONDS LR [LR...]
+# More `cudarl-wb train` flags: GRPO_EXTRA. Logs, metrics and curves: $LOGDIR (default /tmp/gpu_logs);
+# checkpoints: runs/. It writes $LOGDIR/DONE at the end, so a caller can start it in the background and poll.
+# Runs that share the card also share its timings: their seconds per step are upper bounds, and speedups
+# are noisier than alone; the correct rate does not depend on them.
+set -uo pipefail
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 CUDARL_CACHE=${CUDARL_CACHE:-/tmp/cudarl_cache}
+LOGDIR=${LOGDIR:-/tmp/gpu_logs}; mkdir -p "$LOGDIR"; rm -f "$LOGDIR/DONE"
+[ $# -ge 3 ] || { echo "usage: bash bench/rl_gpu.sh SFT_SECONDS GRPO_SECONDS LR [LR...]"; exit 2; }
+sft_s=$1 grpo_s=$2; shift 2
+t0=$(date +%s)
+python3 bench/sft_gpu.py --out runs/sft_small --time-budget "$sft_s" --evaluate after --copy-to "$LOGDIR" \
+    --json "$LOGDIR/sft_gpu_bench.json" > "$LOGDIR/sft_small.log" 2>&1 \
+  || { echo "SFT failed"; tail -n 20 "$LOGDIR/sft_small.log"; echo failed > "$LOGDIR/DONE"; exit 1; }
+echo "== SFT done in $(( $(date +%s) - t0 )) s"; grep -E "^(after|tier-0)" "$LOGDIR/sft_small.log"
+pids=()
+for lr in "$@"; do
+  python3 -m cudarl_wb.cli train --preset small --generator-checkpoint runs/sft_small --output-dir "runs/rl_small_$lr" \
+      --num-episodes 1000000 --learning-rate "$lr" --time-budget "$grpo_s" ${GRPO_EXTRA:-} > "$LOGDIR/grpo_$lr.log" 2>&1 &
+  pids+=($!)
+done
+wait "${pids[@]}"
+for lr in "$@"; do
+  cp -f "runs/rl_small_$lr/final_model/training_metrics.json" "$LOGDIR/grpo_${lr}_metrics.json" 2>/dev/null
+  cp -f "runs/rl_small_$lr/training_curves.png" "$LOGDIR/grpo_${lr}_curves.png" 2>/dev/null
+  echo "== GRPO lr $lr"; grep -E "^(eval at|held-out|per step)" "$LOGDIR/grpo_$lr.log"
+done
+echo "all done in $(( $(date +%s) - t0 )) s" | tee "$LOGDIR/DONE"
