@@ -13,7 +13,7 @@ LOGDIR=${LOGDIR:-/tmp/gpu_logs}; mkdir -p "$LOGDIR"; rm -f "$LOGDIR/DONE"
 sft_s=$1 grpo_s=$2; shift 2
 t0=$(date +%s)
 python3 bench/sft_gpu.py --out runs/sft_small --time-budget "$sft_s" --evaluate after --copy-to "$LOGDIR" \
-    --json "$LOGDIR/sft_gpu_bench.json" > "$LOGDIR/sft_small.log" 2>&1 \
+    > "$LOGDIR/sft_small.log" 2>&1 \
   || { echo "SFT failed"; tail -n 20 "$LOGDIR/sft_small.log"; echo failed > "$LOGDIR/DONE"; exit 1; }
 echo "== SFT done in $(( $(date +%s) - t0 )) s"; grep -E "^(after|tier-0)" "$LOGDIR/sft_small.log"
 pids=()

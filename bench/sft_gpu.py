@@ -48,7 +48,7 @@ def main(argv=None):
         dst = Path(a.copy_to); dst.mkdir(parents=True, exist_ok=True)
         for name in ('metrics.json', 'eval_rows.json', 'sft_eval.png'):
             if (Path(a.out)/name).exists(): shutil.copy(Path(a.out)/name, dst/f'sft_{a.preset}_{name}')
-        shutil.copy(a.json, dst/'sft_gpu_bench.json')
+        if Path(a.json).resolve() != (dst/'sft_gpu_bench.json').resolve(): shutil.copy(a.json, dst/'sft_gpu_bench.json')
         print(f'copied the results to {dst}')
 
 

@@ -216,7 +216,7 @@ def update_agent(model, optimizer, samples: list[Sample], advantages: torch.Tens
             (loss * weight).backward()
             sums['loss'] += float(loss.detach()) * weight / cfg.epochs
             sums['kl'] += m['kl'] * mb_tok; sums['clip'] += m['clip_fraction'] * mb_tok
-            sums['entropy'] += float((ent.float() * mask).sum()); sums['tokens'] += mb_tok
+            sums['entropy'] += float((ent.detach().float() * mask).sum()); sums['tokens'] += mb_tok
         sums['grad_norm'] = float(torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm))
         optimizer.step()
     model.eval()
@@ -514,7 +514,8 @@ def plot_training(history: list[dict], evals: list[dict]):
         ax.set_ylabel(k)
     axs[2].set_title('generator: KL (red), entropy (purple)'); axs[2].set_xlabel('step')
     es = [e['step'] for e in evals]
-    for k in ('compile_rate', 'fast_0', 'fast_1'): axs[3].plot(es, [e[k] for e in evals], marker='o', label=k)
+    for k in ('compile_rate', 'first_compile_rate', 'fast_0', 'fast_1'):
+        axs[3].plot(es, [e.get(k, float('nan')) for e in evals], marker='o', label=k)
     axs[3].set_title(f"held-out, greedy [{evals[-1]['mode'] if evals else ''}]"); axs[3].set_ylim(-0.05, 1.05)
     axs[3].legend(); axs[3].set_xlabel('step')
     fig.tight_layout()
@@ -602,7 +603,8 @@ def train_command(args) -> int:
         print(f'cudarl-wb train: {e}', file=sys.stderr); return 2
     final = trainer.fit()
     e0, e1 = final['evals'][0], final['evals'][-1]
-    print(f"held-out [{trainer.mode}]: compile {e0['compile_rate']:.2f} → {e1['compile_rate']:.2f}, "
+    print(f"held-out [{trainer.mode}]: compile {e0['compile_rate']:.2f} → {e1['compile_rate']:.2f} "
+          f"(first turn {e0['first_compile_rate']:.2f} → {e1['first_compile_rate']:.2f}), "
           f"correct {e0['fast_0']:.2f} → {e1['fast_0']:.2f}, fast_1 {e0['fast_1']:.2f} → {e1['fast_1']:.2f}")
     steps = final['steps']
     if steps:
