@@ -30,10 +30,10 @@ def main(argv=None):
     from cudarl_wb.models import AgentModels
     from cudarl_wb.agents import Generator, Optimizer, Sampling, Tester
     from cudarl_wb.episode import run_episodes
-    from cudarl_wb.tasks import procedural_tasks
+    from cudarl_wb.grpo import heldout_compositions
     device = 'cuda' if torch.cuda.is_available() else 'cpu'
     models = AgentModels.load(a.checkpoint, device=device, dtype=torch.float32 if device == 'cpu' else None, trainable=False)
-    tasks = [t.name for t in procedural_tasks(a.tasks, seed=7919, split='heldout')]   # GRPO's held-out set
+    tasks = [t.name for t in heldout_compositions(a.tasks)]   # what a GRPO run with seed 0 evaluates on
     tester = Tester()
     good = (lambda v: v.correct) if tester.mode == 'full' else (lambda v: v.compiled)
     rows = []

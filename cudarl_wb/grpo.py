@@ -12,8 +12,8 @@ import torch.nn.functional as F
 
 # %% auto #0
 __all__ = ['group_advantages', 'token_logprobs', 'kl_k3', 'clipped_surrogate', 'aggregate_loss', 'grpo_loss', 'GRPOConfig',
-           'Sample', 'samples_of', 'pad_samples', 'update_agent', 'episode_metrics', 'save_agents', 'GRPOTrainer',
-           'eval_score', 'plot_training', 'train_args', 'train_command']
+           'heldout_compositions', 'Sample', 'samples_of', 'pad_samples', 'update_agent', 'episode_metrics',
+           'save_agents', 'GRPOTrainer', 'eval_score', 'plot_training', 'train_args', 'train_command']
 
 # %% ../nbs/13_grpo.ipynb #807b2017
 def group_advantages(rewards: torch.Tensor, group_ids: torch.Tensor, scale: str = 'group',
@@ -131,6 +131,10 @@ class GRPOConfig(Record):
     def lr_for(self, mode: str) -> float:
         if self.learning_rate is not None: return self.learning_rate
         return 2e-5 if mode == 'lora' else (1e-5 if self.preset == 'small' else 1e-4)
+
+def heldout_compositions(n: int, seed: int = 0) -> list:
+    "The `n` held-out procedural compositions a run with `seed` evaluates on (none is in any training pool)."
+    return procedural_tasks(n, seed=seed + 7919, split='heldout')
 
 # %% ../nbs/13_grpo.ipynb #bb541b84
 @dataclass
@@ -307,8 +311,7 @@ class GRPOTrainer:
         self.curriculum = Curriculum(tiers_from_tasks(pool), window=max(16, cfg.batch_size * cfg.group_size * 2),
                                      gpu=self.mode == 'full', seed=cfg.seed)
         if cfg.start_tier and not resuming: self.curriculum.set_tier(cfg.start_tier, reason=f'start_tier={cfg.start_tier}')
-        held_out = procedural_tasks(cfg.eval_tasks, seed=cfg.seed + 7919, split='heldout')
-        self.eval_set, self.eval_tiers = [t.name for t in held_out], {t.name: t.tier for t in held_out}
+        self.eval_set = [t.name for t in heldout_compositions(cfg.eval_tasks, cfg.seed)]
         self.step, self.history, self.evals, self.best_score = 0, [], [], -math.inf
         if resuming: self._restore()
 
@@ -409,8 +412,9 @@ def evaluate(self: GRPOTrainer, tasks=None) -> dict:
     out = dict(step=self.step, episodes_trained=self.step * self.cfg.batch_size * self.cfg.group_size, mode=self.mode,
                compile_rate=m['final_compile_rate'], first_compile_rate=m['first_compile_rate'],
                fast_0=m['final_correct_rate'], fast_1=m['fast_1'], geomean_speedup=m['geomean_speedup'])
-    for tier in sorted({self.eval_tiers.get(ep.task) for ep in eps} - {None}):   # per tier, to see where a change comes from
-        mt = episode_metrics([ep for ep in eps if self.eval_tiers.get(ep.task) == tier])
+    tier_of = {ep.task: get_task(ep.task).tier for ep in eps}
+    for tier in sorted(set(tier_of.values())):   # per tier, to see where a change comes from
+        mt = episode_metrics([ep for ep in eps if tier_of[ep.task] == tier])
         out[f'tier{tier}_compile_rate'], out[f'tier{tier}_fast_0'] = mt['final_compile_rate'], mt['final_correct_rate']
     return out
 
@@ -542,11 +546,9 @@ def _plan_target(cfg: GRPOConfig) -> str:
 def _trains_lora(cfg: GRPOConfig) -> bool:
     "Whether the run trains LoRA adapters (a real checkpoint) or full copies (our presets, and agents folders of them)."
     if cfg.generator_checkpoint is None: return False
-    manifest = Path(str(cfg.generator_checkpoint))/'agents.json'
-    if manifest.exists():
-        try: return json.loads(manifest.read_text()).get('mode') != 'full'
-        except (OSError, ValueError): return True
-    return True
+    from cudarl_wb.models import read_manifest
+    try: return read_manifest(cfg.generator_checkpoint).get('mode') != 'full'
+    except (OSError, ValueError): return True    # a Hub name or a plain model folder: LoRA on it
 
 def train_args(p: argparse.ArgumentParser):
     d = GRPOConfig()

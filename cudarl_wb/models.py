@@ -22,8 +22,8 @@ __all__ = ['SPECIAL_TOKENS', 'EOS_TOKEN', 'PAD_TOKEN', 'SPLIT_PATTERN', 'CHAT_TE
            'verdict_text', 'generated_kernels', 'build_corpus', 'train_tokenizer', 'shipped_tokenizer_dir',
            'load_tokenizer', 'compression', 'sanitize_text', 'padded_vocab', 'model_config', 'parameter_count',
            'default_device', 'as_device', 'default_dtype', 'as_torch_dtype', 'build_model', 'ModelUnavailableError',
-           'hub_offline', 'resolve_hub_name', 'load_model', 'LoraSettings', 'AgentModels', 'models_args', 'models_info',
-           'models_command']
+           'hub_offline', 'resolve_hub_name', 'load_model', 'LoraSettings', 'AgentModels', 'read_manifest',
+           'models_args', 'models_info', 'models_command']
 
 # %% ../nbs/09_models.ipynb #dcec0815
 SPECIAL_TOKENS = ('<|endoftext|>', '<|im_start|>', '<|im_end|>', '<|pad|>')   # ids 0, 1, 2, 3
@@ -870,12 +870,18 @@ def _discover(path: Path) -> dict:
     base = json.loads((path/agents[0]/'adapter_config.json').read_text()).get('base_model_name_or_path')
     return dict(mode='lora', agents=agents, base=base, base_saved=(path/'base'/'config.json').exists())
 
+def read_manifest(path) -> dict:
+    "What an agents folder holds (`mode`, `agents`, `base`, …): its manifest, or one made up from its peft adapters."
+    path = Path(path)
+    if not path.is_dir(): raise FileNotFoundError(f'no agent checkpoint at {path}')
+    return json.loads((path/AgentModels.MANIFEST).read_text()) if (path/AgentModels.MANIFEST).exists() else _discover(path)
+
 def _load(cls, path, base=None, dtype=None, device=None, trainable: bool = True) -> AgentModels:
     "Load agents saved by `save` (or a folder of peft adapters), on `base` (a model, a name, or None for the recorded one)."
     from peft import PeftModel
     path = Path(path)
     if not path.is_dir(): raise FileNotFoundError(f'no agent checkpoint at {path}')
-    man = json.loads((path/cls.MANIFEST).read_text()) if (path/cls.MANIFEST).exists() else _discover(path)
+    man = read_manifest(path)
     agents = _check_agents(man['agents'])
     dtype = dtype or man.get('dtype')          # by default, the dtype it was saved in
     tok_dir = path/agents[0] if (path/agents[0]/'tokenizer_config.json').exists() else None
