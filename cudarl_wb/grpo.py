@@ -13,11 +13,11 @@ import torch.nn.functional as F
 # %% auto #0
 __all__ = ['group_advantages', 'token_logprobs', 'kl_k3', 'clipped_surrogate', 'aggregate_loss', 'grpo_loss', 'GRPOConfig',
            'heldout_compositions', 'Sample', 'samples_of', 'pad_samples', 'update_agent', 'episode_metrics',
-           'save_agents', 'GRPOTrainer', 'eval_score', 'plot_training', 'train_args', 'train_command']
+           'save_agents', 'master_dtype', 'GRPOTrainer', 'eval_score', 'plot_training', 'train_args', 'train_command']
 
 # %% ../nbs/13_grpo.ipynb #807b2017
 def group_advantages(rewards: torch.Tensor, group_ids: torch.Tensor, scale: str = 'group',
-                     eps: float = 1e-6) -> tuple[torch.Tensor, torch.Tensor]:
+                     eps: float = 1e-6, min_std: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
     "Advantages of `rewards` relative to their group (`group_ids`), and a mask of zero-variance groups."
     rewards = rewards.float()
     uniq, inv = torch.unique(group_ids, return_inverse=True)
@@ -27,7 +27,7 @@ def group_advantages(rewards: torch.Tensor, group_ids: torch.Tensor, scale: str 
     var = torch.zeros(len(uniq)).index_add_(0, inv, centered ** 2) / n.clamp_min(1)
     std = var.sqrt()
     flat = (std < 1e-8)[inv]
-    if scale == 'group': adv = centered / (std[inv] + eps)
+    if scale == 'group': adv = centered / (std[inv].clamp_min(min_std) + eps)
     elif scale == 'batch': adv = centered / (rewards.std(unbiased=False) + eps)
     elif scale == 'none': adv = centered
     else: raise ValueError(f"scale must be 'group', 'batch' or 'none', not {scale!r}")
@@ -109,6 +109,7 @@ class GRPOConfig(Record):
     epsilon_high: float | None = 0.28         # clip-higher (DAPO); None: symmetric
     beta: float = 0.02                        # KL coefficient
     scale: str = 'group'                      # advantage scaling: 'group' | 'batch' | 'none' (Dr. GRPO)
+    min_std: float = 0.0                      # floor of a group's std under scale='group' (0.05: timing noise stays small)
     loss_mode: str = 'token'                  # 'token' | 'sequence' | 'dr_grpo'
     epochs: int = 1
     micro_batch: int = 8
@@ -118,9 +119,11 @@ class GRPOConfig(Record):
     threshold: float = 0.8                    # an episode stops once a turn's reward reaches it
     reward_preset: str = 'ours'
     procedural: int = 200                     # procedural training tasks mixed into the curriculum
+    suite: bool = True                        # also train on the built-in suite (False: procedural compositions only)
     eval_tasks: int = 8                       # held-out procedural compositions, evaluated greedily
     eval_every: int = 0                       # steps between evaluations (0: at the start and the end)
     start_tier: int = 0                       # the curriculum's first tier (a warm-started agent can skip tier 0)
+    demote: bool = True                       # let the curriculum fall back a tier when sampled rates drop
     sft_budget_s: float = 230.0               # warm start for a preset with no checkpoint (0: none)
     time_budget_s: float | None = None        # stop after this many seconds of training (then evaluate and save)
     seed: int = 0
@@ -280,6 +283,11 @@ def save_agents(models, path, config: dict, extra: dict | None = None) -> Path:
         for name, obj in (extra or {}).items(): atomic_write_json(tmp/name, obj)
     return path
 
+# %% ../nbs/13_grpo.ipynb #0879297e
+def master_dtype(device, whole: bool) -> torch.dtype | None:
+    "The dtype to load trainable weights in: fp32 for whole models and on a CPU; else None (the device's default, for a LoRA base)."
+    return torch.float32 if whole or torch.device(device).type == 'cpu' else None
+
 # %% ../nbs/13_grpo.ipynb #f9b55a9a
 class GRPOTrainer:
     "Multi-turn GRPO for the Generator and the Optimizer; the Tester judges."
@@ -307,9 +315,9 @@ class GRPOTrainer:
         self.references = self._references(resuming)
         self.optimizers = {a: torch.optim.AdamW(self.models.parameters_of(a), lr=cfg.lr_for(self.models.mode), weight_decay=0.0)
                            for a in self.models.agents}
-        pool = [t for t in TASKS.values() if t.solution] + procedural_tasks(cfg.procedural, seed=cfg.seed, split='train')
+        pool = ([t for t in TASKS.values() if t.solution] if cfg.suite else []) + procedural_tasks(cfg.procedural, seed=cfg.seed, split='train')
         self.curriculum = Curriculum(tiers_from_tasks(pool), window=max(16, cfg.batch_size * cfg.group_size * 2),
-                                     gpu=self.mode == 'full', seed=cfg.seed)
+                                     gpu=self.mode == 'full', seed=cfg.seed, demote=cfg.demote)
         if cfg.start_tier and not resuming: self.curriculum.set_tier(cfg.start_tier, reason=f'start_tier={cfg.start_tier}')
         self.eval_set = [t.name for t in heldout_compositions(cfg.eval_tasks, cfg.seed)]
         self.step, self.history, self.evals, self.best_score = 0, [], [], -math.inf
@@ -334,9 +342,11 @@ class GRPOTrainer:
             models = AgentModels.create(base, tok, full_finetune=True, seed=cfg.seed)
         else:
             from cudarl_wb.models import AgentModels
+            from cudarl_wb.models import read_manifest
             p = Path(str(source))
             if p.is_dir() and (p/'agents.json').exists():
-                models = AgentModels.load(p, device=self.device, dtype=torch.float32 if self.device.type == 'cpu' else None, trainable=True)
+                whole = read_manifest(p).get('mode') == 'full'
+                models = AgentModels.load(p, device=self.device, dtype=master_dtype(self.device, whole), trainable=True)
             else:
                 models = load_agent_models(str(source), device=self.device, dtype=dtype)
         if cfg.optimizer_checkpoint and cfg.optimizer_checkpoint != cfg.generator_checkpoint and not resuming:
@@ -382,7 +392,7 @@ def train_step(self: GRPOTrainer) -> dict:
     for agent, samples in samples_of(episodes).items():
         if agent not in self.optimizers: continue
         rewards = torch.tensor([s.reward for s in samples])
-        adv, flat = group_advantages(rewards, torch.tensor([s.group for s in samples]), cfg.scale)
+        adv, flat = group_advantages(rewards, torch.tensor([s.group for s in samples]), cfg.scale, min_std=cfg.min_std)
         n_groups = len({s.group for s in samples})
         zero += len({s.group for s, f in zip(samples, flat.tolist()) if f}); groups += n_groups
         with self.models.use(agent) as model:
@@ -565,6 +575,7 @@ def train_args(p: argparse.ArgumentParser):
     p.add_argument('--epsilon', type=float, default=d.epsilon)
     p.add_argument('--epsilon-high', type=float, default=d.epsilon_high)
     p.add_argument('--scale', default=d.scale, choices=['group', 'batch', 'none'])
+    p.add_argument('--min-std', type=float, default=d.min_std, help="floor of a group's reward std under --scale group (0: none)")
     p.add_argument('--loss-mode', default=d.loss_mode, choices=['token', 'sequence', 'dr_grpo'])
     p.add_argument('--epochs', type=int, default=d.epochs)
     p.add_argument('--micro-batch', type=int, default=d.micro_batch)
@@ -574,6 +585,8 @@ def train_args(p: argparse.ArgumentParser):
     p.add_argument('--eval-every', type=int, default=d.eval_every)
     p.add_argument('--eval-tasks', type=int, default=d.eval_tasks)
     p.add_argument('--start-tier', type=int, default=d.start_tier, help='the curriculum tier to start at (default 0)')
+    p.add_argument('--no-demote', action='store_true', help='never fall back a curriculum tier')
+    p.add_argument('--no-suite', action='store_true', help='train on procedural compositions only, the kind the held-out set holds')
     p.add_argument('--sft-budget', type=float, default=d.sft_budget_s, help='seconds of SFT warm start for a preset (0: none)')
     p.add_argument('--time-budget', type=float, default=None, help='stop training after this many seconds (then evaluate and save)')
     p.add_argument('--seed', type=int, default=d.seed)
@@ -584,10 +597,10 @@ def train_command(args) -> int:
     cfg = GRPOConfig(preset=args.preset, generator_checkpoint=args.generator_checkpoint, optimizer_checkpoint=args.optimizer_checkpoint,
                      output_dir=args.output_dir, num_episodes=args.num_episodes, batch_size=args.batch_size,
                      group_size=args.group_size, max_turns=args.max_turns, learning_rate=args.learning_rate, beta=args.beta,
-                     epsilon=args.epsilon, epsilon_high=args.epsilon_high, scale=args.scale, loss_mode=args.loss_mode,
+                     epsilon=args.epsilon, epsilon_high=args.epsilon_high, scale=args.scale, min_std=args.min_std, loss_mode=args.loss_mode,
                      epochs=args.epochs, micro_batch=args.micro_batch, max_new_tokens=args.max_new_tokens,
                      temperature=args.temperature, reward_preset=args.reward_preset, eval_every=args.eval_every,
-                     eval_tasks=args.eval_tasks, start_tier=args.start_tier, sft_budget_s=args.sft_budget, time_budget_s=args.time_budget, seed=args.seed)
+                     eval_tasks=args.eval_tasks, start_tier=args.start_tier, demote=not args.no_demote, suite=not args.no_suite, sft_budget_s=args.sft_budget, time_budget_s=args.time_budget, seed=args.seed)
     device = None
     if not args.no_plan:
         from cudarl_wb.gpu_planner import plan_training, PlanError, ModelError
