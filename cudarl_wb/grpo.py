@@ -341,8 +341,7 @@ class GRPOTrainer:
             base, tok = build_model(str(source), seed=cfg.seed, device=self.device)
             models = AgentModels.create(base, tok, full_finetune=True, seed=cfg.seed)
         else:
-            from cudarl_wb.models import AgentModels
-            from cudarl_wb.models import read_manifest
+            from cudarl_wb.models import AgentModels, read_manifest
             p = Path(str(source))
             if p.is_dir() and (p/'agents.json').exists():
                 whole = read_manifest(p).get('mode') == 'full'
