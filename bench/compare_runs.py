@@ -1,7 +1,7 @@
 """Held-out curves of several GRPO runs on one figure, and their evaluations as a table.
 
-Each run is `LABEL=PATH`, where PATH is a run's `final_model/training_metrics.json`, its output folder, or any JSON
-with an `evals` list (for a run that was stopped early, `last/trainer_state.pt` converted with `--from-state`).
+Each run is `LABEL=PATH`, where PATH is a run's output folder, its `final_model/training_metrics.json` or any JSON
+with an `evals` list, or its `last/trainer_state.pt` (a run still going, or stopped early).
 
     python bench/compare_runs.py --metric fast_0 --title "small on an H200" --out curves.png \\
         "lr 3e-5=runs/rl_small_3e-5" "lr 6e-5=runs/rl_small_6e-5"
@@ -50,7 +50,7 @@ def main(argv=None):
     for i, spec in enumerate(a.runs):
         label, sep, path = spec.partition('=')
         if not sep: sys.exit(f'a run is LABEL=PATH, not {spec!r}')
-        ev = [e for e in evals_of(path)]
+        ev = evals_of(path)
         ev = [e for j, e in enumerate(ev) if j == 0 or e['step'] != ev[j - 1]['step']]   # the final evaluation repeats the last
         color = f'C{i}'
         ax.plot([e['step'] for e in ev], [e.get(a.metric) for e in ev], 'o-', color=color, label=f'{label}')

@@ -285,7 +285,7 @@ def save_agents(models, path, config: dict, extra: dict | None = None) -> Path:
 
 # %% ../nbs/13_grpo.ipynb #0879297e
 def master_dtype(device, whole: bool) -> torch.dtype | None:
-    "The dtype to load trainable weights in: fp32 for whole models and on a CPU; else None (the device's default, for a LoRA base)."
+    "The dtype to load trainable weights in: fp32 for whole models and on a CPU; else None (as saved, or the device's default: a LoRA base)."
     return torch.float32 if whole or torch.device(device).type == 'cpu' else None
 
 # %% ../nbs/13_grpo.ipynb #f9b55a9a

@@ -880,8 +880,7 @@ def _load(cls, path, base=None, dtype=None, device=None, trainable: bool = True)
     "Load agents saved by `save` (or a folder of peft adapters), on `base` (a model, a name, or None for the recorded one)."
     from peft import PeftModel
     path = Path(path)
-    if not path.is_dir(): raise FileNotFoundError(f'no agent checkpoint at {path}')
-    man = read_manifest(path)
+    man = read_manifest(path)                  # raises FileNotFoundError when there is no folder
     agents = _check_agents(man['agents'])
     dtype = dtype or man.get('dtype')          # by default, the dtype it was saved in
     tok_dir = path/agents[0] if (path/agents[0]/'tokenizer_config.json').exists() else None
