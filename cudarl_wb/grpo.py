@@ -82,7 +82,7 @@ def grpo_loss(logp, old_logp, ref_logp, advantages, mask, epsilon=0.2, epsilon_h
     return loss, stats
 
 # %% ../nbs/13_grpo.ipynb #ea1b24ed
-import argparse, contextlib, copy, json, os, random, shutil, statistics, sys, time
+import argparse, collections, contextlib, copy, json, os, random, shutil, statistics, sys, time
 from dataclasses import dataclass, field
 from pathlib import Path
 from fastcore.basics import patch
@@ -417,6 +417,7 @@ def evaluate(self: GRPOTrainer, tasks=None) -> dict:
     tasks = tasks or self.eval_set
     eps = run_episodes(tasks, *self.eval_agents, self.tester, group_size=1, max_turns=self.cfg.max_turns,
                        threshold=self.cfg.threshold, progress=False, seed=None)
+    save_transcripts(self.out/'evals'/f'step_{self.step:05d}.jsonl', eps)   # to read why an answer failed, and diff evaluations
     m = episode_metrics(eps)
     out = dict(step=self.step, episodes_trained=self.step * self.cfg.batch_size * self.cfg.group_size, mode=self.mode,
                compile_rate=m['final_compile_rate'], first_compile_rate=m['first_compile_rate'],
@@ -425,6 +426,7 @@ def evaluate(self: GRPOTrainer, tasks=None) -> dict:
     for tier in sorted(set(tier_of.values())):   # per tier, to see where a change comes from
         mt = episode_metrics([ep for ep in eps if tier_of[ep.task] == tier])
         out[f'tier{tier}_compile_rate'], out[f'tier{tier}_fast_0'] = mt['final_compile_rate'], mt['final_correct_rate']
+    out['verdicts'] = dict(collections.Counter(str(ep.best.report.verdict) for ep in eps if ep.turns).most_common())
     return out
 
 def eval_score(e: dict) -> float:
@@ -487,7 +489,9 @@ def _evaluate_and_keep(self: GRPOTrainer, writer=None):
     e = self.evaluate()
     self.evals.append(e)
     _log_scalars(writer, {f'eval/{k}': v for k, v in e.items()}, self.step)
-    self.log(f"eval at step {e['step']} [{e['mode']}]: compile {e['compile_rate']:.2f}, correct {e['fast_0']:.2f}, fast_1 {e['fast_1']:.2f}")
+    delivered = ', '.join(f'{v} {n}' for v, n in e['verdicts'].items())
+    self.log(f"eval at step {e['step']} [{e['mode']}]: compile {e['compile_rate']:.2f}, correct {e['fast_0']:.2f}, "
+             f"fast_1 {e['fast_1']:.2f} (delivered: {delivered})")
     if self.step > 0 and eval_score(e) > self.best_score:
         self.best_score = eval_score(e)
         for old in self.out.glob('best_model_episode_*'): shutil.rmtree(old, ignore_errors=True)
