@@ -5,6 +5,7 @@
 # More `cudarl-wb train` flags: GRPO_EXTRA; SFT_EVAL=none skips the warm start's own held-out measurement (GRPO's
 # step-0 evaluation measures the same checkpoint on its held-out set). Logs, metrics and curves: $LOGDIR (default /tmp/gpu_logs);
 # checkpoints: runs/. It writes $LOGDIR/DONE at the end, so a caller can start it in the background and poll.
+# The card's peaks are measured before the runs start, alone: a busy card measures low (see 06_benchmarker).
 # Runs that share the card also share its timings: their seconds per step are upper bounds, and speedups
 # are noisier than alone; the correct rate does not depend on them. To read a run's held-out evaluations while it
 # goes (from its last/trainer_state.pt): python3 bench/compare_runs.py "3e-5=runs/rl_small_3e-5" --out /tmp/c.png
@@ -18,6 +19,8 @@ python3 bench/sft_gpu.py --out runs/sft_small --time-budget "$sft_s" --evaluate 
     > "$LOGDIR/sft_small.log" 2>&1 \
   || { echo "SFT failed"; tail -n 20 "$LOGDIR/sft_small.log"; echo failed > "$LOGDIR/DONE"; exit 1; }
 echo "== SFT done in $(( $(date +%s) - t0 )) s"; grep -E "^(after|tier-0)" "$LOGDIR/sft_small.log"
+# measure the card's peaks now, alone, before the runs share it (they read the cached figures)
+python3 -c "from cudarl_wb.benchmarker import Evaluator; ev = Evaluator(); print('== peaks', ev.peaks()); ev.close()" 2>&1 | tail -n 1
 pids=()
 for lr in "$@"; do
   python3 -m cudarl_wb.cli train --preset small --generator-checkpoint runs/sft_small --output-dir "runs/rl_small_$lr" \
