@@ -7,7 +7,7 @@
 # checkpoints: runs/. It writes $LOGDIR/DONE at the end, so a caller can start it in the background and poll.
 # The card's peaks are measured before the runs start, alone: a busy card measures low (see 06_benchmarker).
 # Runs that share the card also share its timings: their seconds per step are upper bounds, and speedups
-# are noisier than alone; the correct rate does not depend on them. To read a run's held-out evaluations while it
+# are noisier than alone; correctness depends on them only through the memory floor, which uses credible peaks. To read a run's held-out evaluations while it
 # goes (from its last/trainer_state.pt): python3 bench/compare_runs.py "3e-5=runs/rl_small_3e-5" --out /tmp/c.png
 set -uo pipefail
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 CUDARL_CACHE=${CUDARL_CACHE:-/tmp/cudarl_cache}
