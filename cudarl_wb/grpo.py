@@ -105,6 +105,7 @@ class GRPOConfig(Record):
     group_size: int = 8                       # episodes per task: the G of GRPO
     max_turns: int = 2
     learning_rate: float | None = None
+    lora_rank: int = 0                        # train a LoRA adapter of this rank on each agent's whole copy (0: all weights)
     epsilon: float = 0.2
     epsilon_high: float | None = 0.28         # clip-higher (DAPO); None: symmetric
     beta: float = 0.02                        # KL coefficient
@@ -304,6 +305,9 @@ class GRPOTrainer:
         self.state_path = self.out/'last'/'trainer_state.pt'
         resuming = resume and models is None and self.state_path.exists()
         self.models = models if models is not None else self._load_models(resuming)
+        if cfg.lora_rank and self.models.mode == 'full' and self.models.lora is None:
+            from cudarl_wb.models import LoraSettings   # fresh adapters (also on resume: `last/` holds them merged)
+            self.models.adapt_copies(LoraSettings(r=cfg.lora_rank, alpha=2 * cfg.lora_rank), seed=cfg.seed)
         self.tok = self.models.tokenizer
         self.pad_id = self.tok.pad_token_id if self.tok.pad_token_id is not None else 0
         sampling = Sampling(temperature=cfg.temperature, max_new_tokens=cfg.max_new_tokens)
@@ -313,7 +317,8 @@ class GRPOTrainer:
         self.tester = tester or Tester(reward_preset=cfg.reward_preset)
         self.mode = self.tester.mode
         self.references = self._references(resuming)
-        self.optimizers = {a: torch.optim.AdamW(self.models.parameters_of(a), lr=cfg.lr_for(self.models.mode), weight_decay=0.0)
+        self.optimizers = {a: torch.optim.AdamW(self.models.parameters_of(a), lr=cfg.lr_for('full' if self.models.lora is None else 'lora'),
+                                             weight_decay=0.0)
                            for a in self.models.agents}
         pool = ([t for t in TASKS.values() if t.solution] if cfg.suite else []) + procedural_tasks(cfg.procedural, seed=cfg.seed, split='train')
         self.curriculum = Curriculum(tiers_from_tasks(pool), window=max(16, cfg.batch_size * cfg.group_size * 2),
@@ -574,6 +579,7 @@ def train_args(p: argparse.ArgumentParser):
     p.add_argument('--group-size', type=int, default=d.group_size, help='episodes per task (the G of GRPO)')
     p.add_argument('--max-turns', type=int, default=d.max_turns)
     p.add_argument('--learning-rate', type=float, default=None)
+    p.add_argument('--lora-rank', type=int, default=d.lora_rank, help="LoRA adapters of this rank on each agent's whole copy (0: train all weights)")
     p.add_argument('--beta', type=float, default=d.beta, help='KL coefficient')
     p.add_argument('--epsilon', type=float, default=d.epsilon)
     p.add_argument('--epsilon-high', type=float, default=d.epsilon_high)
@@ -599,7 +605,7 @@ def train_args(p: argparse.ArgumentParser):
 def train_command(args) -> int:
     cfg = GRPOConfig(preset=args.preset, generator_checkpoint=args.generator_checkpoint, optimizer_checkpoint=args.optimizer_checkpoint,
                      output_dir=args.output_dir, num_episodes=args.num_episodes, batch_size=args.batch_size,
-                     group_size=args.group_size, max_turns=args.max_turns, learning_rate=args.learning_rate, beta=args.beta,
+                     group_size=args.group_size, max_turns=args.max_turns, learning_rate=args.learning_rate, lora_rank=args.lora_rank, beta=args.beta,
                      epsilon=args.epsilon, epsilon_high=args.epsilon_high, scale=args.scale, min_std=args.min_std, loss_mode=args.loss_mode,
                      epochs=args.epochs, micro_batch=args.micro_batch, max_new_tokens=args.max_new_tokens,
                      temperature=args.temperature, reward_preset=args.reward_preset, eval_every=args.eval_every,

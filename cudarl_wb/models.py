@@ -796,7 +796,10 @@ class AgentModels:
     def named_parameters_of(self, agent: str) -> list[tuple[str, torch.nn.Parameter]]:
         "`(name, parameter)` pairs that belong to `agent` only."
         self._check(agent)
-        if self.mode == 'full': return list(self._copies[agent].named_parameters())
+        if self.mode == 'full':
+            own = self._copies[agent].named_parameters()
+            # a copy that carries a LoRA adapter (`adapt_copies`) trains the adapter only
+            return [(n, p) for n, p in own if '.lora_' in n] if self.lora is not None else list(own)
         key = f'.{agent}.'
         return [(n, p) for n, p in self._peft.named_parameters() if key in n and '.lora_' in n]
 
@@ -817,7 +820,7 @@ class AgentModels:
 
     def __repr__(self):
         s = self.summary()
-        how = f'LoRA r={self.lora.r}' if self.mode == 'lora' else 'full copies'
+        how = f'LoRA r={self.lora.r}' if self.mode == 'lora' else 'full copies' + (f' with LoRA r={self.lora.r}' if self.lora else '')
         own = ', '.join(f'{a} {s[f"{a}_parameters"]:,}' for a in self.agents)
         return f'AgentModels({how} on {self.base_source or "a base"} of {s["base_parameters"]:,} parameters; own: {own}; active: {self.active})'
 
@@ -832,6 +835,17 @@ def _versions() -> dict:
     from cudarl_wb import __version__
     return dict(cudarl_wb=__version__, torch=torch.__version__, transformers=transformers.__version__, peft=peft.__version__)
 
+def _merged_state(peft_model) -> dict:
+    "The weights of a model with its LoRA adapter merged in, as the plain model names them (the model is left as it is)."
+    from peft.tuners.lora import LoraLayer
+    sd = _clean_base_state(peft_model)
+    for name, m in peft_model.get_base_model().named_modules():
+        if isinstance(m, LoraLayer):
+            for adapter in m.active_adapters:
+                w = sd[f'{name}.weight']
+                sd[f'{name}.weight'] = w + m.get_delta_weight(adapter).to(w.dtype)
+    return sd
+
 def _save(self: AgentModels, path, save_base: bool | None = None) -> Path:
     "Write each agent's parameters to `path/<agent>/` (with tokenizer and base config) and a manifest, atomically."
     path = Path(path)
@@ -845,7 +859,10 @@ def _save(self: AgentModels, path, save_base: bool | None = None) -> Path:
             base_cfg = self.base_model.config
             if save_base: self.base_model.save_pretrained(tmp/'base', state_dict=_clean_base_state(self._peft))
         else:
-            for a in self.agents: self._copies[a].save_pretrained(tmp/a)
+            for a in self.agents:   # copies that carry adapters (`adapt_copies`) are saved merged: whole models again
+                m = self._copies[a]
+                if self.lora is None: m.save_pretrained(tmp/a)
+                else: m.get_base_model().save_pretrained(tmp/a, state_dict=_merged_state(m))
             base_cfg = self._reference.config
             if save_base: self._reference.save_pretrained(tmp/'base')
         if save_base: self.tokenizer.save_pretrained(tmp/'base')
@@ -903,6 +920,23 @@ def _load(cls, path, base=None, dtype=None, device=None, trainable: bool = True)
     return cls(tokenizer, agents, 'lora', peft_model=model, lora=lora, base_source=source, trainable=trainable)
 _load.__name__, _load.__qualname__ = 'load', 'AgentModels.load'
 AgentModels.load = classmethod(_load)
+
+# %% ../nbs/09_models.ipynb #67cb11db
+def _adapt_copies(self: AgentModels, lora: LoraSettings | None = None, seed: int = 0) -> AgentModels:
+    "Give each full copy a LoRA adapter of its own and train only that (the copies' weights are frozen); returns self."
+    from peft import get_peft_model
+    if self.mode != 'full': raise ValueError(f'adapt_copies is for full copies; these agents are {self.mode!r} already')
+    if self.lora is not None: raise ValueError('the copies carry adapters already')
+    self.lora = lora or LoraSettings()
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        for a in self.agents:
+            self._copies[a].requires_grad_(False)
+            self._copies[a] = get_peft_model(self._copies[a], self.lora.to_peft())
+    return self
+_adapt_copies.__name__, _adapt_copies.__qualname__ = 'adapt_copies', 'AgentModels.adapt_copies'
+AgentModels.adapt_copies = _adapt_copies
+
 
 # %% ../nbs/09_models.ipynb #29fb18c5
 def models_args(p: argparse.ArgumentParser):
