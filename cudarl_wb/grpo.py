@@ -308,6 +308,8 @@ class GRPOTrainer:
         if cfg.lora_rank and self.models.mode == 'full' and self.models.lora is None:
             from cudarl_wb.models import LoraSettings   # fresh adapters (also on resume: `last/` holds them merged)
             self.models.adapt_copies(LoraSettings(r=cfg.lora_rank, alpha=2 * cfg.lora_rank), seed=cfg.seed)
+        elif cfg.lora_rank and self.models.mode == 'lora':
+            log(f'lora_rank={cfg.lora_rank} is for whole models: these agents train their own LoRA adapters (r={self.models.lora.r})')
         self.tok = self.models.tokenizer
         self.pad_id = self.tok.pad_token_id if self.tok.pad_token_id is not None else 0
         sampling = Sampling(temperature=cfg.temperature, max_new_tokens=cfg.max_new_tokens)
