@@ -51,3 +51,16 @@ def test_a_plan_that_cannot_fit_stops_before_any_work(tmp_path):
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 2 and 'does not fit' in r.stderr, (r.returncode, r.stderr[-2000:])
     assert not (tmp_path/'rl').exists()
+
+
+def test_a_lora_run_resumes_on_its_merged_weights(tmp_path):
+    out = tmp_path/'rl_lora'
+    rc, text = _train(out, '--num-episodes', '4', '--lora-rank', '4')     # 2 steps
+    assert rc == 0, text[-3000:]
+    rc, text = _train(out, '--num-episodes', '6', '--lora-rank', '4', '--resume')
+    assert rc == 0 and f'resumed {out} at step 2' in text, text[-3000:]
+    metrics = json.loads((out/'final_model'/'training_metrics.json').read_text())
+    assert [s['step'] for s in metrics['steps']] == [1, 2, 3]
+    assert metrics['config']['lora_rank'] == 4
+    gen = out/'final_model'/'generator'                       # adapters saved merged: a whole model, no adapter files
+    assert (gen/'model.safetensors').exists() and not (gen/'adapter_config.json').exists(), sorted(os.listdir(gen))
