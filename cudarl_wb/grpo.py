@@ -332,7 +332,7 @@ class GRPOTrainer:
 
     # -- where the agents come from --------------------------------------------------------------
     def _load_models(self, resuming: bool):
-        cfg, dtype = self.cfg, torch.float32 if self.device.type == 'cpu' else None
+        cfg = self.cfg
         if resuming: source = self.out/'last'/'agents'
         elif cfg.generator_checkpoint: source = cfg.generator_checkpoint
         elif cfg.sft_budget_s > 0:
@@ -354,7 +354,7 @@ class GRPOTrainer:
                 whole = read_manifest(p).get('mode') == 'full'
                 models = AgentModels.load(p, device=self.device, dtype=master_dtype(self.device, whole), trainable=True)
             else:
-                models = load_agent_models(str(source), device=self.device, dtype=dtype)
+                models = load_agent_models(str(source), device=self.device, dtype=master_dtype(self.device, whole=False))
         if cfg.optimizer_checkpoint and cfg.optimizer_checkpoint != cfg.generator_checkpoint and not resuming:
             _take_optimizer_from(models, Path(cfg.optimizer_checkpoint))
         return models
