@@ -6,7 +6,7 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/benchmarker.html.md"""
 
 # %% ../nbs/06_benchmarker.ipynb #4cde1822
 from __future__ import annotations
-import ctypes, json, math, os, platform, queue, random, statistics, threading, time
+import ctypes, functools, json, math, os, platform, queue, random, statistics, threading, time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,9 +18,9 @@ from .sandbox import *
 # %% auto #0
 __all__ = ['GUARD_BYTES', 'LAUNCH_ERROR_HELPER', 'TRIAL_PLAN', 'BUSY_FRACTION', 'unit_roundoff', 'output_scale', 'allowed_error',
            'magnitude_reference', 'compare', 'Guarded', 'poison', 'same_bits', 'launch_error_helper', 'KernelLauncher',
-           'Timing', 'time_calls', 'wall_time', 'draw_inputs', 'exact_reference', 'judge_job', 'reference_job',
-           'peaks_job', 'selftest_job', 'credible_peaks', 'resolve_devices', 'Evaluator', 'roofline', 'compile_only',
-           'summarize', 'evaluate', 'plot_roofline', 'c_candidate', 'eval_args', 'eval_command']
+           'Timing', 'time_calls', 'wall_time', 'draw_inputs', 'exact_reference', 'process_device_bytes', 'judge_job',
+           'reference_job', 'peaks_job', 'selftest_job', 'credible_peaks', 'resolve_devices', 'Evaluator', 'roofline',
+           'compile_only', 'summarize', 'evaluate', 'plot_roofline', 'c_candidate', 'eval_args', 'eval_command']
 
 # %% ../nbs/06_benchmarker.ipynb #30faeef6
 def unit_roundoff(dtype) -> float:
@@ -316,9 +316,28 @@ def _device_state(ctx) -> dict:
         else: st.update(stream=None, flush=None)
     return st
 
+@functools.cache
+def _nvml_handle(index: int):
+    import pynvml
+    pynvml.nvmlInit()
+    return pynvml.nvmlDeviceGetHandleByUUID(f'GPU-{torch.cuda.get_device_properties(index).uuid}')
+
+def process_device_bytes() -> int | None:
+    "Device memory this process holds on the current CUDA device, as NVML counts it; None where NVML cannot tell."
+    try:
+        handle = _nvml_handle(torch.cuda.current_device())
+        import pynvml
+        mine = [p.usedGpuMemory for p in pynvml.nvmlDeviceGetComputeRunningProcesses(handle) if p.pid == os.getpid()]
+    except Exception: return None       # no NVML, a MIG slice, or a container that hides our pid
+    return int(mine[0]) if mine and mine[0] is not None else None
+
 def _device_used_outside_torch() -> int:
-    free, total = torch.cuda.mem_get_info()
-    return total - free - torch.cuda.memory_reserved()
+    "Device memory held outside torch's allocator: by this process where NVML can tell, else by the whole device."
+    used = process_device_bytes()
+    if used is None:
+        free, total = torch.cuda.mem_get_info()
+        used = total - free
+    return used - torch.cuda.memory_reserved()
 
 def _thread_count() -> int:
     try: return len(os.listdir('/proc/self/task'))
