@@ -9,6 +9,7 @@
 # Runs that share the card also share its timings: their seconds per step are upper bounds, and speedups
 # are noisier than alone; correctness depends on them only through the memory floor, which uses credible peaks. To read a run's held-out evaluations while it
 # goes (from its last/trainer_state.pt): python3 bench/compare_runs.py "3e-5=runs/rl_small_3e-5" --out /tmp/c.png
+# Which held-out tasks each evaluation gained and lost, and how the training turns were timed: python3 bench/read_runs.py "3e-5=runs/rl_small_3e-5"
 set -uo pipefail
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 CUDARL_CACHE=${CUDARL_CACHE:-/tmp/cudarl_cache}
 LOGDIR=${LOGDIR:-/tmp/gpu_logs}; mkdir -p "$LOGDIR"; rm -f "$LOGDIR/DONE"
