@@ -2,7 +2,7 @@
 judged the training turns.
 
 A run folder (`cudarl-wb train --output-dir`) keeps each held-out evaluation's episodes in `evals/step_N.jsonl`
-and every training episode in `transcripts.jsonl` (or a `.gz` of it). For each run this prints:
+and every training episode in `transcripts.jsonl`. For each run this prints:
 
 - per evaluation: the held-out tasks with a correct turn, and how many of them were gained and lost against the
   first evaluation (a rate that stays level can still churn);
@@ -14,28 +14,24 @@ and every training episode in `transcripts.jsonl` (or a `.gz` of it). For each r
 
 Writes the rows to bench/results/read_runs.json (or --json).
 """
-import argparse, gzip, json, re, statistics, sys
+import argparse, json, re, statistics, sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _table import table
+from cudarl_wb.episode import load_transcripts     # skips the torn last line of a run that was killed
 
 
-def episodes(path: Path):
-    "The episodes (one JSON object a line) of a `.jsonl` or `.jsonl.gz` file."
-    with (gzip.open(path, 'rt') if path.suffix == '.gz' else open(path)) as f:
-        for line in f:
-            if line.strip(): yield json.loads(line)
+def bench_results(episode) -> list:
+    "The Tester's benchmark result of each turn that got that far."
+    return [t.report.bench for t in episode.turns if t.report is not None and t.report.bench is not None]
 
 
-def bench_reports(episode: dict) -> list:
-    return [((t.get('report') or {}).get('bench') or {}) for t in episode.get('turns', [])]
-
-
-def solved(episode: dict) -> bool:
+def solved(episode) -> bool:
     "Whether some turn of the episode wrote a correct kernel."
-    return any(b.get('verdict') == 'correct' for b in bench_reports(episode))
+    return any(b.correct for b in bench_results(episode))
 
 
 def evaluations(run: Path) -> list:
@@ -44,7 +40,7 @@ def evaluations(run: Path) -> list:
     if not files: raise FileNotFoundError(f'{run} has no evals/step_N.jsonl')
     first, rows = None, []
     for f in files:
-        ok = {e['task']: solved(e) for e in episodes(f)}
+        ok = {e.task: solved(e) for e in load_transcripts(f)}
         first = first or ok
         rows.append(dict(step=int(re.findall(r'\d+', f.stem)[0]), tasks=len(ok), correct=sum(ok.values()),
                          gained=sum(v and not first.get(k, False) for k, v in ok.items()),
@@ -54,16 +50,16 @@ def evaluations(run: Path) -> list:
 
 def training_turns(run: Path) -> dict:
     "How the Tester judged the run's training turns."
-    path = next((p for p in (run/'transcripts.jsonl', run/'transcripts.jsonl.gz') if p.exists()), None)
-    if path is None: return {}
+    path = run/'transcripts.jsonl'
+    if not path.exists(): return {}
     turns, correct, host_clock, leaks, ratios = 0, 0, 0, 0, []
-    for e in episodes(path):
-        for b in bench_reports(e):
-            turns += 1
-            if 'device-memory-leak' in (b.get('flags') or []): leaks += 1
-            if b.get('verdict') != 'correct': continue
+    for e in load_transcripts(path):
+        turns += len(e.turns)
+        for b in bench_results(e):
+            if 'device-memory-leak' in b.flags: leaks += 1
+            if not b.correct: continue
             correct += 1
-            timing = (b.get('extra') or {}).get('timing') or {}
+            timing = b.extra.get('timing') or {}
             if str(timing.get('method', '')).startswith('host-clock:'): host_clock += 1
             if timing.get('min_ms'): ratios.append(timing['median_ms'] / timing['min_ms'])
     return dict(turns=turns, correct_turns=correct, host_clock=host_clock,
