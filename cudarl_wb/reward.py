@@ -304,6 +304,8 @@ PRESETS: dict[str, Preset] = {p.name: p for p in [
                         spills=-0.04, smem_over=-0.04, timeout=-0.10, crash=-0.05, warnings=-0.02),
            speedup=dict(cap=10.0, floor=0.1, parity=0.2), clip=(0.0, 1.0),
            why='gated, log-scaled speed against eager and torch.compile, absolute efficiency, small penalties'),
+    Preset('correctness', dict(compiled=0.2, correct=0.8, timeout=-0.1, crash=-0.05), clip=(0.0, 1.0),
+           why='correct first: no speed term, so a group whose samples are all correct has no spread and teaches nothing'),
 ]}
 
 # %% ../nbs/07_reward.ipynb #2117440e
