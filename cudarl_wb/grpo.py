@@ -303,7 +303,11 @@ class GRPOTrainer:
                                   'or choose another output folder')
         self.device = torch.device(device) if device is not None else torch.device('cuda' if cuda_available() else 'cpu')
         _quiet_saves()
-        if self.device.type == 'cuda': torch.backends.cuda.matmul.allow_tf32 = True   # the policy only; kernels are judged elsewhere
+        if self.device.type == 'cuda':
+            torch.backends.cuda.matmul.allow_tf32 = True   # the policy only; kernels are judged elsewhere
+            # cuDNN's fused attention fails now and then on padded batches ("mha_graph.execute(...).is_good()",
+            # pytorch#190321): it killed a run of ours at step 10 on an H100. Flash and memory-efficient SDPA remain.
+            torch.backends.cuda.enable_cudnn_sdp(False)
         seed_everything(cfg.seed)
         self.state_path = self.out/'last'/'trainer_state.pt'
         resuming = resume and models is None and self.state_path.exists()
