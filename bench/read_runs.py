@@ -7,8 +7,8 @@ and every training episode in `transcripts.jsonl`. For each run this prints:
 - per evaluation: the held-out tasks with a correct turn, and how many of them were gained and lost against the
   first evaluation (a rate that stays level can still churn);
 - over the training turns: the correct kernels, the share of them whose time was charged to the host clock
-  because the timing's cross-check read work outside the stream (`host-clock: …`), the median ratio of the charged
-  time to the fastest event time, and the turns flagged for leaked device memory.
+  because the timing's cross-check read work outside the stream (`host-clock: …`), the median ratio of their charged
+  time to their fastest event time (1 would mean the charge cost nothing), and the turns flagged for leaked device memory.
 
     python bench/read_runs.py "3e-4=runs/rl_small_3e-4" "1e-3=runs/rl_small_1e-3" [--json PATH]
 
@@ -60,11 +60,12 @@ def training_turns(run: Path) -> dict:
             if not b.correct: continue
             correct += 1
             timing = b.extra.get('timing') or {}
-            if str(timing.get('method', '')).startswith('host-clock:'): host_clock += 1
+            if not str(timing.get('method', '')).startswith('host-clock:'): continue
+            host_clock += 1
             if timing.get('min_ms'): ratios.append(timing['median_ms'] / timing['min_ms'])
     return dict(turns=turns, correct_turns=correct, host_clock=host_clock,
                 host_clock_share=round(host_clock / correct, 2) if correct else None,
-                charged_over_fastest=round(statistics.median(ratios), 2) if ratios else None, leak_flags=leaks)
+                host_clock_over_fastest=round(statistics.median(ratios), 2) if ratios else None, leak_flags=leaks)
 
 
 def main(argv=None):
@@ -83,7 +84,7 @@ def main(argv=None):
     table(evals, ['run', 'step', 'tasks', 'correct', 'gained', 'lost'])
     if train:
         print('\ntraining turns')
-        table(train, ['run', 'turns', 'correct_turns', 'host_clock', 'host_clock_share', 'charged_over_fastest', 'leak_flags'])
+        table(train, ['run', 'turns', 'correct_turns', 'host_clock', 'host_clock_share', 'host_clock_over_fastest', 'leak_flags'])
     out = Path(a.json)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(dict(evaluations=evals, training=train), indent=1))
