@@ -306,7 +306,7 @@ class GRPOTrainer:
         if self.device.type == 'cuda':
             torch.backends.cuda.matmul.allow_tf32 = True   # the policy only; kernels are judged elsewhere
             # cuDNN's fused attention fails now and then on padded batches ("mha_graph.execute(...).is_good()",
-            # pytorch#190321): it killed a run of ours at step 10 on an H100. Flash and memory-efficient SDPA remain.
+            # pytorch#190321): it killed a run of ours in step 11 on an H100. Flash and memory-efficient SDPA remain.
             torch.backends.cuda.enable_cudnn_sdp(False)
         seed_everything(cfg.seed)
         self.state_path = self.out/'last'/'trainer_state.pt'
