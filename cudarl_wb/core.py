@@ -14,8 +14,8 @@ from contextlib import contextmanager
 
 # %% auto #0
 __all__ = ['Verdict', 'Record', 'KernelResources', 'Diagnostic', 'StaticIssue', 'CompileResult', 'ShapeCheck', 'BenchResult',
-           'atomic_write', 'atomic_write_json', 'atomic_dir', 'ProcResult', 'safe_text', 'run_capped', 'cache_dir',
-           'assets_dir', 'nvcc_path', 'nvcc_version', 'cuda_available', 'seed_everything', 'content_hash']
+           'atomic_write', 'atomic_write_json', 'atomic_dir', 'restore_dir', 'ProcResult', 'safe_text', 'run_capped',
+           'cache_dir', 'assets_dir', 'nvcc_path', 'nvcc_version', 'cuda_available', 'seed_everything', 'content_hash']
 
 # %% ../nbs/00_core.ipynb #82fbd8ad
 class Verdict(str, enum.Enum):
@@ -212,12 +212,21 @@ def atomic_dir(path):
     os.chmod(tmp, 0o777 & ~_umask())      # mkdtemp makes 0700
     try:
         yield tmp
-        old = path.with_name(f'.{path.name}.old')
+        old = _set_aside(path)
+        if old.exists(): shutil.rmtree(old)       # left by a swap that was killed: os.replace cannot overwrite a full folder
         if path.exists(): os.replace(path, old)
         os.replace(tmp, path)
         shutil.rmtree(old, ignore_errors=True)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True); raise
+
+def _set_aside(path: Path) -> Path: return path.with_name(f'.{path.name}.old')
+
+def restore_dir(path) -> Path:
+    "Put back the copy of `path` that `atomic_dir` set aside, if a kill between its renames left none."
+    path = Path(path); old = _set_aside(path)
+    if not path.exists() and old.is_dir(): os.replace(old, path)
+    return path
 
 # %% ../nbs/00_core.ipynb #51baa17c
 @dataclass
