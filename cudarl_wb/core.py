@@ -212,8 +212,8 @@ def atomic_dir(path):
     os.chmod(tmp, 0o777 & ~_umask())      # mkdtemp makes 0700
     try:
         yield tmp
-        old = _set_aside(path)
-        if old.exists(): shutil.rmtree(old)       # left by a swap that was killed: os.replace cannot overwrite a full folder
+        old = _set_aside(restore_dir(path))     # a kill between an earlier swap's renames: its copy is the good one
+        if old.exists(): shutil.rmtree(old)       # a stale copy, as `path` is whole: os.replace cannot overwrite a full folder
         if path.exists(): os.replace(path, old)
         os.replace(tmp, path)
         shutil.rmtree(old, ignore_errors=True)
