@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _table import table
+from cudarl_wb.benchmarker import Timing
 from cudarl_wb.episode import load_transcripts     # skips the torn last line of a run that was killed
 
 
@@ -34,15 +35,18 @@ def solved(episode) -> bool:
     return any(b.correct for b in bench_results(episode))
 
 
+def step_of(path: Path) -> int: return int(re.findall(r'\d+', path.stem)[0])
+
+
 def evaluations(run: Path) -> list:
     "One row per held-out evaluation, with the tasks gained and lost since the first one."
-    files = sorted((run/'evals').glob('step_*.jsonl'), key=lambda p: int(re.findall(r'\d+', p.stem)[0]))
+    files = sorted((run/'evals').glob('step_*.jsonl'), key=step_of)
     if not files: raise FileNotFoundError(f'{run} has no evals/step_N.jsonl')
     first, rows = None, []
     for f in files:
         ok = {e.task: solved(e) for e in load_transcripts(f)}
         first = first or ok
-        rows.append(dict(step=int(re.findall(r'\d+', f.stem)[0]), tasks=len(ok), correct=sum(ok.values()),
+        rows.append(dict(step=step_of(f), tasks=len(ok), correct=sum(ok.values()),
                          gained=sum(v and not first.get(k, False) for k, v in ok.items()),
                          lost=sum(first.get(k, False) and not v for k, v in ok.items())))
     return rows
@@ -59,10 +63,11 @@ def training_turns(run: Path) -> dict:
             if 'device-memory-leak' in b.flags: leaks += 1
             if not b.correct: continue
             correct += 1
-            timing = b.extra.get('timing') or {}
-            if not str(timing.get('method', '')).startswith('host-clock:'): continue
+            if not b.extra.get('timing'): continue
+            timing = Timing.from_dict(b.extra['timing'])
+            if not timing.escaped: continue
             host_clock += 1
-            if timing.get('min_ms'): ratios.append(timing['median_ms'] / timing['min_ms'])
+            if timing.min_ms: ratios.append(timing.median_ms / timing.min_ms)
     return dict(turns=turns, correct_turns=correct, host_clock=host_clock,
                 host_clock_share=round(host_clock / correct, 2) if correct else None,
                 host_clock_over_fastest=round(statistics.median(ratios), 2) if ratios else None, leak_flags=leaks)

@@ -327,8 +327,8 @@ def _nvml_handle(index: int):
 def process_device_bytes() -> int | None:
     "Device memory this process holds on the current CUDA device, as NVML counts it; None where NVML cannot tell."
     try:
-        handle = _nvml_handle(torch.cuda.current_device())
         import pynvml
+        handle = _nvml_handle(torch.cuda.current_device())
         mine = [p.usedGpuMemory for p in pynvml.nvmlDeviceGetComputeRunningProcesses(handle) if p.pid == os.getpid()]
     except Exception: return None       # no NVML, a MIG slice, or a container that hides our pid
     return int(mine[0]) if mine and mine[0] is not None else None

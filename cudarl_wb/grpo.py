@@ -298,7 +298,8 @@ class GRPOTrainer:
     def __init__(self, cfg: GRPOConfig, models=None, tester: Tester | None = None, device=None, resume: bool = False, log=print):
         self.cfg, self.log = cfg, log
         self.out = Path(cfg.output_dir)
-        if restore_dir(self.out/'last').exists() and not resume:
+        restore_dir(self.out/'last')       # a kill in the middle of a checkpoint's swap may have set it aside
+        if (self.out/'last').exists() and not resume:
             raise FileExistsError(f'{self.out} holds a run already: pass resume=True (--resume) to continue it, '
                                   'or choose another output folder')
         self.device = torch.device(device) if device is not None else torch.device('cuda' if cuda_available() else 'cpu')
