@@ -15,7 +15,8 @@ from contextlib import contextmanager
 # %% auto #0
 __all__ = ['Verdict', 'Record', 'KernelResources', 'Diagnostic', 'StaticIssue', 'CompileResult', 'ShapeCheck', 'BenchResult',
            'atomic_write', 'atomic_write_json', 'atomic_dir', 'restore_dir', 'ProcResult', 'safe_text', 'run_capped',
-           'cache_dir', 'assets_dir', 'nvcc_path', 'nvcc_version', 'cuda_available', 'seed_everything', 'content_hash']
+           'cache_dir', 'assets_dir', 'nvcc_path', 'nvcc_version', 'cuda_available', 'seed_everything', 'content_hash',
+           'option', 'add_options', 'from_options', 'skip_gpu_cells']
 
 # %% ../nbs/00_core.ipynb #82fbd8ad
 class Verdict(str, enum.Enum):
@@ -323,3 +324,59 @@ def content_hash(*parts) -> str:
     for p in parts:
         h.update(p if isinstance(p, bytes) else str(p).encode()); h.update(b'\0')
     return h.hexdigest()[:24]
+
+# %% ../nbs/00_core.ipynb #f0fa4a57
+def option(default=None, help: str = '', flag: str | None = None, choices=None):
+    "A dataclass field that is also a command-line option: its default, help, and flag name if not `--field-name`."
+    return field(default=default, metadata=dict(help=help, flag=flag, choices=choices))
+
+# %% ../nbs/00_core.ipynb #fc3b080c
+def _option_type(tp):
+    args = [a for a in typing.get_args(tp) if a is not type(None)]
+    return args[0] if args and typing.get_origin(tp) is not list else tp
+
+def add_options(p, cls, skip=()):
+    "Declare one argparse option on `p` for each field of the dataclass `cls` (but those in `skip`)."
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        if f.name in skip: continue
+        md, d = f.metadata, f.default
+        help_ = md.get('help', '')
+        tp = _option_type(hints[f.name])
+        if tp is bool:
+            flag = md.get('flag') or ('--no-' if d else '--') + f.name.replace('_', '-')
+            p.add_argument(flag, dest=f.name, action='store_false' if d else 'store_true', help=help_)
+            continue
+        flag = md.get('flag') or '--' + f.name.replace('_', '-')
+        kw = dict(dest=f.name, default=d, help=f'{help_} (default: %(default)s)' if help_ else None)
+        if md.get('choices'): kw['choices'] = md['choices']
+        if tp in (int, float): kw['type'] = tp
+        p.add_argument(flag, **kw)
+    return p
+
+# %% ../nbs/00_core.ipynb #8ebb904b
+def from_options(cls, args, **extra):
+    "The `cls` configuration the parsed `args` describe; `extra` overrides fields."
+    names = {f.name for f in dataclasses.fields(cls)}
+    return cls(**{**{k: v for k, v in vars(args).items() if k in names}, **extra})
+
+# %% ../nbs/00_core.ipynb #ed67030e
+def _needs_gpu(lines) -> bool:
+    for l in lines:
+        s = l.strip()
+        if not s: continue
+        if not s.startswith('#|'): return False
+        if 'cuda' in s[2:].split(): return True
+    return False
+
+def skip_gpu_cells(lines: list[str]) -> list[str]:
+    "IPython input transformer: a `#| cuda` cell becomes a one-line notice where there is no GPU."
+    if os.environ.get('IN_TEST') or not _needs_gpu(lines) or cuda_available(): return lines
+    return ["print('skipped: this cell needs a CUDA GPU, and torch sees none here')\n"]
+
+def _register_gpu_skip():
+    try: ip = get_ipython()  # noqa: F821 (defined inside IPython only)
+    except NameError: return
+    if skip_gpu_cells not in ip.input_transformers_cleanup: ip.input_transformers_cleanup.append(skip_gpu_cells)
+
+_register_gpu_skip()
