@@ -6,7 +6,7 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/core.html.md"""
 
 # %% ../nbs/00_core.ipynb #ed3c2d2b
 from __future__ import annotations
-import dataclasses, enum, hashlib, json, os, random, shutil, subprocess, tempfile, time, typing
+import dataclasses, enum, hashlib, json, os, random, re, shutil, subprocess, tempfile, time, typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from functools import lru_cache
@@ -16,7 +16,7 @@ from contextlib import contextmanager
 __all__ = ['Verdict', 'Record', 'KernelResources', 'Diagnostic', 'StaticIssue', 'CompileResult', 'ShapeCheck', 'BenchResult',
            'atomic_write', 'atomic_write_json', 'atomic_dir', 'restore_dir', 'ProcResult', 'safe_text', 'run_capped',
            'cache_dir', 'assets_dir', 'nvcc_path', 'nvcc_version', 'cuda_available', 'seed_everything', 'content_hash',
-           'option', 'add_options', 'from_options', 'skip_gpu_cells']
+           'option', 'add_options', 'from_options', 'skip_gpu_cells', 'blank_comments']
 
 # %% ../nbs/00_core.ipynb #82fbd8ad
 class Verdict(str, enum.Enum):
@@ -380,3 +380,14 @@ def _register_gpu_skip():
     if skip_gpu_cells not in ip.input_transformers_cleanup: ip.input_transformers_cleanup.append(skip_gpu_cells)
 
 _register_gpu_skip()
+
+# %% ../nbs/00_core.ipynb #ab418afc
+_C_COMMENT_OR_LITERAL = re.compile(r'//[^\n]*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*"?|\'(?:\\.|[^\'\\\n])*\'?', re.S)
+
+def blank_comments(src: str, literals: bool = False) -> str:
+    "`src` with comments turned to spaces (newlines kept); with `literals`, string and char literals emptied."
+    def repl(m):
+        s = m.group(0)
+        if s[0] == '/': return re.sub(r'[^\n]', ' ', s)
+        return s[0] * 2 if literals else s
+    return _C_COMMENT_OR_LITERAL.sub(repl, src)
