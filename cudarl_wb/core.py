@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 # %% auto #0
 __all__ = ['Verdict', 'Record', 'KernelResources', 'Diagnostic', 'StaticIssue', 'CompileResult', 'ShapeCheck', 'BenchResult',
-           'atomic_write', 'atomic_write_json', 'atomic_dir', 'restore_dir', 'ProcResult', 'safe_text', 'run_capped',
+           'atomic_write', 'atomic_write_json', 'restore_dir', 'atomic_dir', 'ProcResult', 'safe_text', 'run_capped',
            'cache_dir', 'assets_dir', 'nvcc_path', 'nvcc_version', 'cuda_available', 'seed_everything', 'content_hash',
            'option', 'add_options', 'from_options', 'skip_gpu_cells', 'blank_comments']
 
@@ -58,6 +58,7 @@ def _from_json_value(tp, v):
     if isinstance(tp, type) and issubclass(tp, enum.Enum): return tp(v)
     return v
 
+# %% ../nbs/00_core.ipynb #446f8d82
 class Record:
     "Mixin for dataclasses that are written to JSON and read back."
     def to_dict(self) -> dict:
@@ -96,6 +97,7 @@ class KernelResources(Record):
     @property
     def spills(self) -> bool: return (self.spill_store_bytes + self.spill_load_bytes) > 0
 
+# %% ../nbs/00_core.ipynb #56b1ae91
 @dataclass
 class Diagnostic(Record):
     "One compiler message, at a line of the candidate's own source."
@@ -104,6 +106,7 @@ class Diagnostic(Record):
     message: str
     column: int | None = None
 
+# %% ../nbs/00_core.ipynb #6d23764b
 @dataclass
 class StaticIssue(Record):
     "A reason the static checker refused a candidate before nvcc ran."
@@ -111,6 +114,7 @@ class StaticIssue(Record):
     message: str
     line: int | None = None
 
+# %% ../nbs/00_core.ipynb #ac2416f2
 @dataclass
 class CompileResult(Record):
     "The outcome of extracting, checking and building one candidate."
@@ -146,6 +150,7 @@ class ShapeCheck(Record):
     @property
     def ok(self) -> bool: return self.trials > 0 and self.passed == self.trials
 
+# %% ../nbs/00_core.ipynb #8d1602e6
 @dataclass
 class BenchResult(Record):
     "The sandboxed benchmarker's verdict on one candidate for one task."
@@ -187,6 +192,7 @@ def _umask() -> int:
     mask = os.umask(0o022); os.umask(mask)
     return mask
 
+# %% ../nbs/00_core.ipynb #beb00f26
 def atomic_write(path, data: str | bytes) -> Path:
     "Write `data` to `path` so that readers see the old file or the new one, never a torn one."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
@@ -201,10 +207,21 @@ def atomic_write(path, data: str | bytes) -> Path:
         Path(tmp).unlink(missing_ok=True); raise
     return path
 
+# %% ../nbs/00_core.ipynb #b10952c8
 def atomic_write_json(path, obj, **kw) -> Path:
     "`atomic_write` of `obj` as indented JSON."
     return atomic_write(path, json.dumps(obj, indent=2, default=str, **kw))
 
+# %% ../nbs/00_core.ipynb #7a255552
+def _set_aside(path: Path) -> Path: return path.with_name(f'.{path.name}.old')
+
+def restore_dir(path) -> Path:
+    "Put back the copy of `path` that `atomic_dir` set aside, if a kill between its renames left none."
+    path = Path(path); old = _set_aside(path)
+    if not path.exists() and old.is_dir(): os.replace(old, path)
+    return path
+
+# %% ../nbs/00_core.ipynb #4622ca2c
 @contextmanager
 def atomic_dir(path):
     "Yield a temporary folder; on success it replaces `path` whole, on error it is removed."
@@ -221,14 +238,6 @@ def atomic_dir(path):
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True); raise
 
-def _set_aside(path: Path) -> Path: return path.with_name(f'.{path.name}.old')
-
-def restore_dir(path) -> Path:
-    "Put back the copy of `path` that `atomic_dir` set aside, if a kill between its renames left none."
-    path = Path(path); old = _set_aside(path)
-    if not path.exists() and old.is_dir(): os.replace(old, path)
-    return path
-
 # %% ../nbs/00_core.ipynb #51baa17c
 @dataclass
 class ProcResult(Record):
@@ -240,12 +249,14 @@ class ProcResult(Record):
     timed_out: bool = False
     truncated: bool = False
 
+# %% ../nbs/00_core.ipynb #34b41a5c
 def safe_text(data: bytes | str, limit: int | None = None) -> str:
     "Decode `data` as UTF-8, replacing bad bytes, and keep at most `limit` characters."
     s = data if isinstance(data, str) else data.decode('utf-8', errors='replace')
     if limit is not None and len(s) > limit: s = s[:limit] + f'\n… [{len(s) - limit} more characters cut]'
     return s
 
+# %% ../nbs/00_core.ipynb #25343230
 def run_capped(cmd: list[str], timeout: float = 60, max_output: int = 1 << 20, cwd=None, env=None,
                stdin: bytes | None = None) -> ProcResult:
     "Run `cmd`, killing its process group after `timeout` s and keeping at most `max_output` bytes per stream."
@@ -284,10 +295,12 @@ def cache_dir(sub: str = '') -> Path:
     p.mkdir(parents=True, exist_ok=True)
     return p
 
+# %% ../nbs/00_core.ipynb #fb76a023
 def assets_dir() -> Path:
     "Data shipped inside the package (tokenizer, model configs)."
     return Path(__file__).parent/'assets'
 
+# %% ../nbs/00_core.ipynb #b8ea53ed
 @lru_cache(None)
 def nvcc_path() -> str | None:
     "The nvcc on PATH or under `$CUDA_HOME`, or None."
@@ -297,6 +310,7 @@ def nvcc_path() -> str | None:
         if home and (Path(home)/'bin/nvcc').exists(): return str(Path(home)/'bin/nvcc')
     return None
 
+# %% ../nbs/00_core.ipynb #df8b8f60
 @lru_cache(None)
 def nvcc_version() -> str | None:
     "nvcc's release, e.g. '13.0.88', or None where there is no nvcc."
@@ -306,6 +320,7 @@ def nvcc_version() -> str | None:
     m = re.search(r'V(\d+\.\d+\.\d+)', out)
     return m.group(1) if m else out.strip().splitlines()[-1] if out.strip() else None
 
+# %% ../nbs/00_core.ipynb #3e5901c2
 def cuda_available() -> bool:
     "True when torch sees a CUDA GPU."
     try:
@@ -313,11 +328,13 @@ def cuda_available() -> bool:
         return torch.cuda.is_available()
     except Exception: return False
 
+# %% ../nbs/00_core.ipynb #d4fe7095
 def seed_everything(seed: int):
     "Seed Python, NumPy and torch (all devices)."
     import numpy as np, torch
     random.seed(seed); np.random.seed(seed % 2**32); torch.manual_seed(seed)
 
+# %% ../nbs/00_core.ipynb #43d5b60a
 def content_hash(*parts) -> str:
     "A short stable hash of strings/bytes, for content-addressed caches."
     h = hashlib.sha256()
@@ -335,6 +352,7 @@ def _option_type(tp):
     args = [a for a in typing.get_args(tp) if a is not type(None)]
     return args[0] if args and typing.get_origin(tp) is not list else tp
 
+# %% ../nbs/00_core.ipynb #4b649870
 def add_options(p, cls, skip=()):
     "Declare one argparse option on `p` for each field of the dataclass `cls` (but those in `skip`)."
     hints = typing.get_type_hints(cls)
@@ -369,11 +387,13 @@ def _needs_gpu(lines) -> bool:
         if 'cuda' in s[2:].split(): return True
     return False
 
+# %% ../nbs/00_core.ipynb #765a663d
 def skip_gpu_cells(lines: list[str]) -> list[str]:
     "IPython input transformer: a `#| cuda` cell becomes a one-line notice where there is no GPU."
     if os.environ.get('IN_TEST') or not _needs_gpu(lines) or cuda_available(): return lines
     return ["print('skipped: this cell needs a CUDA GPU, and torch sees none here')\n"]
 
+# %% ../nbs/00_core.ipynb #77a7a89c
 def _register_gpu_skip():
     try: ip = get_ipython()  # noqa: F821 (defined inside IPython only)
     except NameError: return
