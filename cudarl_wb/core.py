@@ -16,7 +16,7 @@ from contextlib import contextmanager
 __all__ = ['Verdict', 'Record', 'KernelResources', 'Diagnostic', 'StaticIssue', 'CompileResult', 'ShapeCheck', 'BenchResult',
            'atomic_write', 'atomic_write_json', 'restore_dir', 'atomic_dir', 'ProcResult', 'safe_text', 'run_capped',
            'cache_dir', 'assets_dir', 'nvcc_path', 'nvcc_version', 'cuda_available', 'seed_everything', 'content_hash',
-           'option', 'add_options', 'from_options', 'skip_gpu_cells', 'blank_comments']
+           'option', 'add_options', 'from_options', 'skip_gpu_cells', 'blank_comments', 'save_widget_state']
 
 # %% ../nbs/00_core.ipynb #82fbd8ad
 class Verdict(str, enum.Enum):
@@ -411,3 +411,22 @@ def blank_comments(src: str, literals: bool = False) -> str:
         if s[0] == '/': return re.sub(r'[^\n]', ' ', s)
         return s[0] * 2 if literals else s
     return _C_COMMENT_OR_LITERAL.sub(repl, src)
+
+# %% ../nbs/00_core.ipynb #8510c5b9
+def save_widget_state(*_):
+    "Write the live widgets' state beside the notebook being executed (only under `CUDARL_WIDGET_STATE`)."
+    import sys
+    nb = getattr(sys.modules.get('nbdev.test'), '_cur_nb', [None])[0]
+    if not nb or 'ipywidgets' not in sys.modules: return None
+    from ipywidgets import Widget
+    state = Widget.get_manager_state(drop_defaults=True)
+    if not state['state']: return None
+    return atomic_write_json(Path(nb).with_suffix('.widgets.json'), state)
+
+def _register_widget_state():
+    try: ip = get_ipython()  # noqa: F821
+    except NameError: return
+    if os.environ.get('CUDARL_WIDGET_STATE') and save_widget_state not in ip.events.callbacks['post_run_cell']:
+        ip.events.register('post_run_cell', save_widget_state)
+
+_register_widget_state()
