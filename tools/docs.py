@@ -266,4 +266,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    try: sys.exit(main())
+    except subprocess.CalledProcessError as e:
+        print(f'failed ({e.returncode}): {" ".join(map(str, e.cmd))[:200]}', file=sys.stderr); sys.exit(e.returncode or 1)
