@@ -11,6 +11,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 import torch
 import torch.nn.functional as F
+from fastcore.basics import patch
 from .core import *
 from .tasks import Task, get_task
 
@@ -27,6 +28,7 @@ GENERATOR_SYSTEM = ('You write CUDA kernels. Answer with one ```cuda code block 
 OPTIMIZER_SYSTEM = ('You improve CUDA kernels. Read the tester\'s feedback, fix what is wrong, then make it faster. '
                     'Answer with one ```cuda code block holding the kernels and the launcher, declared exactly as given.')
 
+# %% ../nbs/10_agents.ipynb #284e2b9c
 def task_brief(task: Task) -> str:
     "The task as the agents read it: name, description, launcher, shapes."
     shapes = '; '.join(task.shape_label(s) for s in task.shapes)
@@ -34,10 +36,12 @@ def task_brief(task: Task) -> str:
             f'Launcher:\n{task.signature}\n'
             f'Sizes checked: {shapes}')
 
+# %% ../nbs/10_agents.ipynb #ac23127c
 def answer(kernel: str) -> str:
     "An agent's answer around a kernel: the one fenced block the compiler extracts."
     return f'```cuda\n{kernel.strip()}\n```'
 
+# %% ../nbs/10_agents.ipynb #739371ae
 def generator_messages(task: Task) -> list[dict]:
     "The Generator's prompt for `task`."
     return [{'role': 'system', 'content': GENERATOR_SYSTEM},
@@ -70,6 +74,7 @@ class Sampling(Record):
         if self.top_k < 0: raise ValueError(f'top_k must be >= 0, got {self.top_k!r}')
         if self.max_new_tokens < 1: raise ValueError(f'max_new_tokens must be >= 1, got {self.max_new_tokens!r}')
 
+# %% ../nbs/10_agents.ipynb #ca8fc1bf
 @dataclass
 class Generation(Record):
     "One sampled answer: its text, the prompt and response token ids, and the log-probability of each response token."
@@ -96,6 +101,7 @@ def encode_prompt(tokenizer, prompt) -> list[int]:
     raise TypeError(f'a prompt is a list of chat messages, a string or a list of token ids; got {type(prompt).__name__}'
                     + (' (empty)' if not prompt and isinstance(prompt, (list, tuple, str)) else ''))
 
+# %% ../nbs/10_agents.ipynb #71eeab8d
 def stop_token_ids(tokenizer, model=None) -> list[int]:
     "The tokens that end an answer: `<|im_end|>`, `<|endoftext|>`, the tokenizer's EOS and the model's generation EOS."
     ids = {tokenizer.eos_token_id}
@@ -120,7 +126,7 @@ def filter_logits(logits: torch.Tensor, top_k: int = 0, top_p: float = 1.0) -> t
         logits = logits.masked_fill(drop.scatter(-1, order, drop), float('-inf'))
     return logits
 
-# %% ../nbs/10_agents.ipynb #7b8d6e48
+# %% ../nbs/10_agents.ipynb #d528b932
 def _left_pad(rows: list[list[int]], pad_id: int, device) -> tuple[torch.Tensor, torch.Tensor]:
     width = max(len(r) for r in rows)
     ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
@@ -129,6 +135,7 @@ def _left_pad(rows: list[list[int]], pad_id: int, device) -> tuple[torch.Tensor,
         ids[i, width - len(r):] = torch.tensor(r, dtype=torch.long); mask[i, width - len(r):] = 1
     return ids.to(device), mask.to(device)
 
+# %% ../nbs/10_agents.ipynb #f71c3f30
 def _prefill(model, prompts: list[list[int]], n: int, pad_id: int, device):
     "Each prompt through the model once; its cache, next-token logits, mask and next position repeated for its `n` answers."
     from transformers import DynamicCache
@@ -143,6 +150,7 @@ def _prefill(model, prompts: list[list[int]], n: int, pad_id: int, device):
         logits, mask, next_pos = (t.repeat_interleave(n, 0) for t in (logits, mask, next_pos))
     return cache, logits, mask, next_pos
 
+# %% ../nbs/10_agents.ipynb #7b8d6e48
 def _decode_dynamic(model, cache, logits, mask, next_pos, max_new: int, sampling: Sampling, stop: torch.Tensor,
                     gen: torch.Generator) -> list[tuple[list[int], list[float], str]]:
     "The plain decode loop: a growing cache, finished rows dropped, the tokens read back after every step."
@@ -180,6 +188,7 @@ ENGINES = ('auto', 'dynamic', 'static', 'graph')
 DEFAULT_ENGINE = os.environ.get('CUDARL_ROLLOUT_ENGINE', 'auto')   # what `engine=None` means; the environment variable sets it
 LAST_ROLLOUT: dict = {}   # what the latest `sample_tokens` call ran (updated in place)
 
+# %% ../nbs/10_agents.ipynb #9a10ed66
 def static_engine_issue(model) -> str | None:
     "Why the static engines cannot decode with `model`, or None when they can."
     cfg = model.config
@@ -190,6 +199,7 @@ def static_engine_issue(model) -> str | None:
     if kinds != {'full_attention'}: return f'layer types {sorted(kinds)} (only full attention has a plain static cache)'
     return None
 
+# %% ../nbs/10_agents.ipynb #15a0eb8a
 def rollout_engine(model, engine: str | None = None) -> str:
     "The engine `sample_tokens` runs for `model`: 'auto' (or None: `DEFAULT_ENGINE`) picks 'graph' on a GPU, 'dynamic' on the CPU."
     engine = DEFAULT_ENGINE if engine is None else engine
@@ -208,6 +218,16 @@ def _generator(device, seed) -> torch.Generator:
     else: gen.manual_seed(int(seed))
     return gen
 
+# %% ../nbs/10_agents.ipynb #ecc09eef
+def _run_engine(engine: str, model, prompts, n, sampling, stop, pad_id, seed, max_new, device):
+    "`(response_ids, logprobs, finish_reason)` per row, sampled by `engine`."
+    LAST_ROLLOUT.clear(); LAST_ROLLOUT.update(engine=engine, rows=len(prompts) * n, max_new_tokens=max_new)
+    cache, logits, mask, next_pos = _prefill(model, prompts, n, pad_id, device)
+    gen = _generator(device, seed)
+    if engine == 'dynamic': return _decode_dynamic(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen)
+    return _decode_static(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen, graph=engine == 'graph')
+
+# %% ../nbs/10_agents.ipynb #a7bbb355
 @torch.no_grad()
 def sample_tokens(model, prompts: list[list[int]], n: int = 1, sampling: Sampling | None = None,
                   stop_ids=(), pad_id: int = 0, seed: int | None = None,
@@ -224,14 +244,7 @@ def sample_tokens(model, prompts: list[list[int]], n: int = 1, sampling: Samplin
     requested = DEFAULT_ENGINE if engine is None else engine
     chosen = rollout_engine(model, requested)
     stop = torch.tensor(sorted(set(stop_ids)), dtype=torch.long, device=device)
-
-    def run(engine):
-        LAST_ROLLOUT.clear(); LAST_ROLLOUT.update(engine=engine, rows=len(prompts) * n, max_new_tokens=max_new)
-        cache, logits, mask, next_pos = _prefill(model, prompts, n, pad_id, device)
-        gen = _generator(device, seed)
-        if engine == 'dynamic': return _decode_dynamic(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen)
-        return _decode_static(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen, graph=engine == 'graph')
-
+    run = lambda engine: _run_engine(engine, model, prompts, n, sampling, stop, pad_id, seed, max_new, device)
     if chosen == 'dynamic' or requested != 'auto': return run(chosen)
     try: return run(chosen)
     except Exception as e:   # auto mode: a fast engine that fails costs speed, never the rollout
@@ -247,6 +260,7 @@ ALL_DONE_CHECK_EVERY = 16   # decode steps between the host's "all rows done?" c
 GRAPH_WARMUP_STEPS = 2      # eager steps before capture (cuBLAS and SDPA choose their kernels outside the graph)
 MIN_GRAPH_STEPS = 8         # capture only when at least this many steps are left to replay
 
+# %% ../nbs/10_agents.ipynb #f0122fbb
 class StaticDecoder:
     "Decode a batch on a static KV cache with all state on the device; `step` is what a CUDA graph captures."
     def __init__(self, model, cache, logits, mask, next_pos, max_new: int, sampling: Sampling, stop: torch.Tensor,
@@ -282,89 +296,7 @@ class StaticDecoder:
         self.extra = {'cache_position': self.write_at} if _takes_cache_position(model) else {}
         self.graph, self.graph_status = None, 'not tried'
 
-    def sample(self):
-        "Draw every row's next token from `logits`; record it, its log-probability, and whether it ends the row."
-        s = self.sampling
-        scaled = self.logits / s.temperature
-        if s.greedy: tok = scaled.argmax(-1)
-        else:   # what torch.multinomial(probs, 1) computes, minus its host-side checks of `probs`
-            probs = filter_logits(scaled, s.top_k, s.top_p).softmax(-1)
-            tok = (probs / torch.empty_like(probs).exponential_(1, generator=self.gen)).argmax(-1)
-        logp = scaled.gather(-1, tok[:, None])[:, 0] - scaled.logsumexp(-1)
-        hit = (tok[:, None] == self.stop).any(-1)
-        self.lengths.copy_(torch.where(hit & ~self.done, self.index + 1, self.lengths))
-        self.done.logical_or_(hit)
-        self.tokens.index_copy_(1, self.index, tok[:, None])
-        self.logprobs.index_copy_(1, self.index, logp[:, None])
-        self.index.add_(1)
-        self.next_ids.copy_(tok[:, None])
-
-    def advance(self):
-        "Feed the sampled tokens through the model: one more cache column per row, and the next logits."
-        self.attn_mask.index_fill_(-1, self.write_at, self.open_value)
-        out = self.model(input_ids=self.next_ids, attention_mask=self.masks, position_ids=self.positions,
-                         past_key_values=self.cache, use_cache=True, logits_to_keep=1, **self.extra)
-        self.logits.copy_(out.logits[:, -1])
-        self.positions.add_(1); self.write_at.add_(1)
-
-    def step(self):
-        "One decode step: sample, then advance."
-        self.sample(); self.advance()
-
-    def capture(self) -> bool:
-        "Record `step` as a CUDA graph (nothing runs while recording); on failure keep stepping eagerly and say why."
-        graph, err = torch.cuda.CUDAGraph(), None
-        device = self.logits.device
-        stream, current = _capture_stream(device), torch.cuda.current_stream(device)
-        stream.wait_stream(current)
-        with torch.cuda.stream(stream):     # capture needs a stream of its own; replays run on the caller's
-            try:
-                if not self.sampling.greedy: graph.register_generator_state(self.gen)   # replays advance our generator
-                graph.capture_begin(capture_error_mode='thread_local')
-                began = True
-            except Exception as e: began, err = False, e
-            if began:
-                try: self.step()
-                except Exception as e: err = e
-                try: graph.capture_end()
-                except Exception as e: err = err or e
-        current.wait_stream(stream)
-        if err is not None:
-            self.graph_status = f'eager: capture {"failed" if began else "did not start"} ({type(err).__name__}: {str(err)[:200]})'
-            if began: self._renew_generator()
-            return False
-        self.graph, self.graph_status = graph, 'captured'
-        return True
-
-    def _renew_generator(self):
-        # a failed capture can leave the generator in capture mode: continue from its state in a fresh one
-        fresh = torch.Generator(device=self.gen.device)
-        try: fresh.set_state(self.gen.get_state())
-        except Exception: fresh.seed()
-        self.gen = fresh
-
-    def run(self, graph: bool = False) -> dict:
-        "Decode until every row is done or `max_new` tokens; capture a graph first when `graph`. Returns what ran."
-        syncs, steps = 0, 0
-        if graph and self.max_new - 1 - GRAPH_WARMUP_STEPS < MIN_GRAPH_STEPS: self.graph_status = 'eager: too few steps to replay'
-        for s in range(self.max_new):
-            steps = s + 1
-            if s == self.max_new - 1: self.sample(); break        # the last token needs no forward pass
-            if graph and s == GRAPH_WARMUP_STEPS and self.max_new - 1 - s >= MIN_GRAPH_STEPS and self.graph is None: self.capture()
-            if self.graph is not None: self.graph.replay()
-            else: self.step()
-            if steps % ALL_DONE_CHECK_EVERY == 0:
-                syncs += 1
-                if bool(self.done.all()): break
-        self.steps = steps
-        return dict(steps=steps, host_syncs=syncs + 1, graph=self.graph_status if graph else 'off', cache_columns=self.size)
-
-    def results(self) -> list[tuple[list[int], list[float], str]]:
-        "`(response_ids, logprobs, finish_reason)` per row: read back in one transfer."
-        tokens, logps = self.tokens[:, :self.steps].tolist(), self.logprobs[:, :self.steps].tolist()
-        lengths, done = self.lengths.tolist(), self.done.tolist()
-        return [(t[:k], l[:k], 'stop' if d else 'length') for t, l, k, d in zip(tokens, logps, lengths, done)]
-
+# %% ../nbs/10_agents.ipynb #4d1f1e3a
 def _takes_cache_position(model) -> bool:
     # transformers before 5.10 places new keys by a `cache_position` argument; later ones track it inside the cache
     import inspect
@@ -372,6 +304,42 @@ def _takes_cache_position(model) -> bool:
     try: return 'cache_position' in inspect.signature(base.forward).parameters
     except (TypeError, ValueError): return False
 
+# %% ../nbs/10_agents.ipynb #ad99aa43
+@patch
+def sample(self: StaticDecoder):
+    "Draw every row's next token from `logits`; record it, its log-probability, and whether it ends the row."
+    s = self.sampling
+    scaled = self.logits / s.temperature
+    if s.greedy: tok = scaled.argmax(-1)
+    else:   # what torch.multinomial(probs, 1) computes, minus its host-side checks of `probs`
+        probs = filter_logits(scaled, s.top_k, s.top_p).softmax(-1)
+        tok = (probs / torch.empty_like(probs).exponential_(1, generator=self.gen)).argmax(-1)
+    logp = scaled.gather(-1, tok[:, None])[:, 0] - scaled.logsumexp(-1)
+    hit = (tok[:, None] == self.stop).any(-1)
+    self.lengths.copy_(torch.where(hit & ~self.done, self.index + 1, self.lengths))
+    self.done.logical_or_(hit)
+    self.tokens.index_copy_(1, self.index, tok[:, None])
+    self.logprobs.index_copy_(1, self.index, logp[:, None])
+    self.index.add_(1)
+    self.next_ids.copy_(tok[:, None])
+
+# %% ../nbs/10_agents.ipynb #99a7ec1f
+@patch
+def advance(self: StaticDecoder):
+    "Feed the sampled tokens through the model: one more cache column per row, and the next logits."
+    self.attn_mask.index_fill_(-1, self.write_at, self.open_value)
+    out = self.model(input_ids=self.next_ids, attention_mask=self.masks, position_ids=self.positions,
+                     past_key_values=self.cache, use_cache=True, logits_to_keep=1, **self.extra)
+    self.logits.copy_(out.logits[:, -1])
+    self.positions.add_(1); self.write_at.add_(1)
+
+# %% ../nbs/10_agents.ipynb #5cc7c974
+@patch
+def step(self: StaticDecoder):
+    "One decode step: sample, then advance."
+    self.sample(); self.advance()
+
+# %% ../nbs/10_agents.ipynb #5649b38a
 _CAPTURE_STREAMS: dict = {}
 
 def _capture_stream(device) -> torch.cuda.Stream:
@@ -380,6 +348,69 @@ def _capture_stream(device) -> torch.cuda.Stream:
     if device not in _CAPTURE_STREAMS: _CAPTURE_STREAMS[device] = torch.cuda.Stream(device=device)
     return _CAPTURE_STREAMS[device]
 
+# %% ../nbs/10_agents.ipynb #a604a1c1
+@patch
+def capture(self: StaticDecoder) -> bool:
+    "Record `step` as a CUDA graph (nothing runs while recording); on failure keep stepping eagerly and say why."
+    graph, err = torch.cuda.CUDAGraph(), None
+    device = self.logits.device
+    stream, current = _capture_stream(device), torch.cuda.current_stream(device)
+    stream.wait_stream(current)
+    with torch.cuda.stream(stream):     # capture needs a stream of its own; replays run on the caller's
+        try:
+            if not self.sampling.greedy: graph.register_generator_state(self.gen)   # replays advance our generator
+            graph.capture_begin(capture_error_mode='thread_local')
+            began = True
+        except Exception as e: began, err = False, e
+        if began:
+            try: self.step()
+            except Exception as e: err = e
+            try: graph.capture_end()
+            except Exception as e: err = err or e
+    current.wait_stream(stream)
+    if err is not None:
+        self.graph_status = f'eager: capture {"failed" if began else "did not start"} ({type(err).__name__}: {str(err)[:200]})'
+        if began: self._renew_generator()
+        return False
+    self.graph, self.graph_status = graph, 'captured'
+    return True
+
+# %% ../nbs/10_agents.ipynb #753aa3f4
+@patch
+def _renew_generator(self: StaticDecoder):
+    # a failed capture can leave the generator in capture mode: continue from its state in a fresh one
+    fresh = torch.Generator(device=self.gen.device)
+    try: fresh.set_state(self.gen.get_state())
+    except Exception: fresh.seed()
+    self.gen = fresh
+
+# %% ../nbs/10_agents.ipynb #9c56b182
+@patch
+def run(self: StaticDecoder, graph: bool = False) -> dict:
+    "Decode until every row is done or `max_new` tokens; capture a graph first when `graph`. Returns what ran."
+    syncs, steps = 0, 0
+    if graph and self.max_new - 1 - GRAPH_WARMUP_STEPS < MIN_GRAPH_STEPS: self.graph_status = 'eager: too few steps to replay'
+    for s in range(self.max_new):
+        steps = s + 1
+        if s == self.max_new - 1: self.sample(); break        # the last token needs no forward pass
+        if graph and s == GRAPH_WARMUP_STEPS and self.max_new - 1 - s >= MIN_GRAPH_STEPS and self.graph is None: self.capture()
+        if self.graph is not None: self.graph.replay()
+        else: self.step()
+        if steps % ALL_DONE_CHECK_EVERY == 0:
+            syncs += 1
+            if bool(self.done.all()): break
+    self.steps = steps
+    return dict(steps=steps, host_syncs=syncs + 1, graph=self.graph_status if graph else 'off', cache_columns=self.size)
+
+# %% ../nbs/10_agents.ipynb #43e8dec7
+@patch
+def results(self: StaticDecoder) -> list[tuple[list[int], list[float], str]]:
+    "`(response_ids, logprobs, finish_reason)` per row: read back in one transfer."
+    tokens, logps = self.tokens[:, :self.steps].tolist(), self.logprobs[:, :self.steps].tolist()
+    lengths, done = self.lengths.tolist(), self.done.tolist()
+    return [(t[:k], l[:k], 'stop' if d else 'length') for t, l, k, d in zip(tokens, logps, lengths, done)]
+
+# %% ../nbs/10_agents.ipynb #f1a7254d
 def _decode_static(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen, graph: bool = False):
     "The fast engines: a `StaticDecoder` run to the end, read back once."
     import contextlib
@@ -403,42 +434,50 @@ class TrainableAgent:
 
     def __repr__(self): return f'{type(self).__name__}({self.name!r}, {self.sampling})'
 
-    def generate(self, prompts, n: int = 1, sampling: Sampling | None = None, seed: int | None = None) -> list[list[Generation]]:
-        "Sample `n` answers to each prompt (chat messages, a rendered string, or token ids) in one batch."
-        sampling = sampling or self.sampling
-        encoded = [encode_prompt(self.tokenizer, p) for p in prompts]
-        if not encoded: return []
-        per_call = max(1, (self.max_batch or len(encoded) * n) // n)
-        out: list[list[Generation]] = []
-        with self.models.use(self.name) as model:
-            was_training = model.training
-            model.eval()
-            try:
-                stops = stop_token_ids(self.tokenizer, model)
-                for k in range(0, len(encoded), per_call):
-                    chunk = encoded[k:k + per_call]
-                    rows = sample_tokens(model, chunk, n, sampling, stops, self.tokenizer.pad_token_id,
-                                         None if seed is None else seed + k)
-                    for i, p in enumerate(chunk):
-                        out.append([self._generation(p, *rows[i * n + j], stops) for j in range(n)])
-            finally: model.train(was_training)
-        return out
+# %% ../nbs/10_agents.ipynb #8ce036d6
+@patch
+def generate(self: TrainableAgent, prompts, n: int = 1, sampling: Sampling | None = None, seed: int | None = None) -> list[list[Generation]]:
+    "Sample `n` answers to each prompt (chat messages, a rendered string, or token ids) in one batch."
+    sampling = sampling or self.sampling
+    encoded = [encode_prompt(self.tokenizer, p) for p in prompts]
+    if not encoded: return []
+    per_call = max(1, (self.max_batch or len(encoded) * n) // n)
+    out: list[list[Generation]] = []
+    with self.models.use(self.name) as model:
+        was_training = model.training
+        model.eval()
+        try:
+            stops = stop_token_ids(self.tokenizer, model)
+            for k in range(0, len(encoded), per_call):
+                chunk = encoded[k:k + per_call]
+                rows = sample_tokens(model, chunk, n, sampling, stops, self.tokenizer.pad_token_id,
+                                     None if seed is None else seed + k)
+                for i, p in enumerate(chunk):
+                    out.append([self._generation(p, *rows[i * n + j], stops) for j in range(n)])
+        finally: model.train(was_training)
+    return out
 
-    def _generation(self, prompt_ids, response_ids, logprobs, finish_reason, stops) -> Generation:
-        body = response_ids[:-1] if finish_reason == 'stop' else response_ids
-        text = self.tokenizer.decode(body, skip_special_tokens=True)
-        return Generation(text, list(prompt_ids), list(response_ids), [float(x) for x in logprobs], finish_reason, self.name)
+# %% ../nbs/10_agents.ipynb #f37d317f
+@patch
+def _generation(self: TrainableAgent, prompt_ids, response_ids, logprobs, finish_reason, stops) -> Generation:
+    body = response_ids[:-1] if finish_reason == 'stop' else response_ids
+    text = self.tokenizer.decode(body, skip_special_tokens=True)
+    return Generation(text, list(prompt_ids), list(response_ids), [float(x) for x in logprobs], finish_reason, self.name)
 
-    def generate_with_log_probs(self, prompts, n: int = 1, sampling: Sampling | None = None, seed: int | None = None) -> list[list[Generation]]:
-        "`generate`, named for the trainer: every `Generation` carries its token ids and per-token log-probabilities."
-        return self.generate(prompts, n, sampling, seed)
+# %% ../nbs/10_agents.ipynb #2310a4d5
+@patch
+def generate_with_log_probs(self: TrainableAgent, prompts, n: int = 1, sampling: Sampling | None = None, seed: int | None = None) -> list[list[Generation]]:
+    "`generate`, named for the trainer: every `Generation` carries its token ids and per-token log-probabilities."
+    return self.generate(prompts, n, sampling, seed)
 
-    def generate_response(self, prompt, **kwargs) -> str:
-        "One answer to one prompt, as text; keyword arguments override the sampling settings (and `seed`)."
-        seed = kwargs.pop('seed', None)
-        unknown = set(kwargs) - {f.name for f in dataclasses.fields(Sampling)}
-        if unknown: raise TypeError(f'unknown sampling settings {sorted(unknown)}; known: {[f.name for f in dataclasses.fields(Sampling)]}')
-        return self.generate([prompt], 1, dataclasses.replace(self.sampling, **kwargs), seed)[0][0].text
+# %% ../nbs/10_agents.ipynb #c6ae5a16
+@patch
+def generate_response(self: TrainableAgent, prompt, **kwargs) -> str:
+    "One answer to one prompt, as text; keyword arguments override the sampling settings (and `seed`)."
+    seed = kwargs.pop('seed', None)
+    unknown = set(kwargs) - {f.name for f in dataclasses.fields(Sampling)}
+    if unknown: raise TypeError(f'unknown sampling settings {sorted(unknown)}; known: {[f.name for f in dataclasses.fields(Sampling)]}')
+    return self.generate([prompt], 1, dataclasses.replace(self.sampling, **kwargs), seed)[0][0].text
 
 # %% ../nbs/10_agents.ipynb #a7641252
 class Generator(TrainableAgent):
@@ -454,6 +493,7 @@ class Generator(TrainableAgent):
         "`n` first kernels for each task, in one batch."
         return self.generate([self.messages(t) for t in tasks], n, sampling, seed)
 
+# %% ../nbs/10_agents.ipynb #d9a8c60c
 class Optimizer(TrainableAgent):
     "Task + current kernel + Tester feedback + what was tried → a better kernel."
     def __init__(self, models, tokenizer=None, sampling: Sampling | None = None, name: str = 'optimizer', max_batch: int | None = None):
@@ -470,12 +510,14 @@ class Optimizer(TrainableAgent):
 # %% ../nbs/10_agents.ipynb #ef122fb3
 STRATEGIES = ('shared-memory tiling', 'shared memory', 'vectorized loads', 'warp shuffles', 'loop unrolling')
 
+# %% ../nbs/10_agents.ipynb #002d077d
 def _unrolled(source: str) -> bool:
     from cudarl_wb.compiler import scan_source
     try: directives = scan_source(source).directives
     except Exception: return False
     return any(name == 'pragma' and re.match(r'unroll\b(?!\s*\(?\s*1\s*\)?\s*$)', rest) for _, name, rest in directives)
 
+# %% ../nbs/10_agents.ipynb #001980e8
 def strategies_of(source: str | None) -> list[str]:
     "The optimisation strategies `source` uses, from the reward's static signs and `#pragma unroll`."
     from cudarl_wb.reward import code_quality
@@ -502,6 +544,7 @@ _NEXT_STRATEGY = [  # (task tags, strategy, hint): the first whose tag fits and 
     ((), 'loop unrolling', 'Unroll the innermost loop with #pragma unroll so its indices become constants.'),
 ]
 
+# %% ../nbs/10_agents.ipynb #5c520abb
 def _wrong_where(br: BenchResult) -> str:
     bad = [c for c in br.checks if not c.ok]
     if not bad: return (br.message or '').strip()[:300]
@@ -512,6 +555,7 @@ def _wrong_where(br: BenchResult) -> str:
     good = [x.shape for x in br.checks if x.ok]
     return s + (f'. Passed: {", ".join(good)}' if good else '. No shape passed')
 
+# %% ../nbs/10_agents.ipynb #921e24f1
 def verdict_line(cr: CompileResult, br: BenchResult) -> str:
     "The first line of the feedback: what happened to the candidate, and where it went wrong."
     from cudarl_wb.benchmarker import summarize
@@ -522,9 +566,8 @@ def verdict_line(cr: CompileResult, br: BenchResult) -> str:
     if v is Verdict.WRONG: return f'Verdict: wrong. {_wrong_where(br)}.'
     return f'Verdict: {v.value}. {safe_text(br.message or "", 300).strip()}'
 
-def hint(task: Task, cr: CompileResult, br: BenchResult, strategies: list[str]) -> str:
-    "One concrete suggestion, chosen by rules from what the results show."
-    v = br.verdict if cr.ok else cr.verdict
+def _hint_not_built(task: Task, cr: CompileResult, v: Verdict) -> str | None:
+    "The hint for an answer that did not build: cut off, no code, refused, or a compile error (None otherwise)."
     if not cr.ok and 'cut off' in str(cr.extra.get('extract', '')):   # the errors are the truncation's, not the code's
         return 'The answer was cut off before its code block closed: write a shorter kernel and close the ``` fence.'
     if v is Verdict.NO_CODE:
@@ -541,6 +584,10 @@ def hint(task: Task, cr: CompileResult, br: BenchResult, strategies: list[str]) 
         e = next(iter(cr.errors), None)
         return (f'Fix line {e.line} first; later errors often follow from the first one.' if e and e.line
                 else 'Fix the first error first; later errors often follow from it.')
+
+# %% ../nbs/10_agents.ipynb #6e3b91ee
+def _hint_failed_run(v: Verdict, br: BenchResult) -> str | None:
+    "The hint for a kernel that crashed, timed out or was wrong (None otherwise)."
     msg = (br.message or '').lower()
     if v is Verdict.CRASHED:
         if 'invalid configuration' in msg or 'invalid argument' in msg:
@@ -557,6 +604,10 @@ def hint(task: Task, cr: CompileResult, br: BenchResult, strategies: list[str]) 
         if 'nan' in where or 'not written' in where or 'never written' in where:
             return 'Some outputs were never written: make sure the grid covers every output element.'
         return 'Check the indexing against the description on the smallest size: row-major layout, which index walks which dimension.'
+
+# %% ../nbs/10_agents.ipynb #247b7f91
+def _hint_performance(task: Task, cr: CompileResult, br: BenchResult, v: Verdict, strategies: list[str]) -> str:
+    "The hint for a kernel that built and ran: spills, low occupancy, near the roofline, or the next strategy to try."
     ks = cr.kernels or []
     if any(k.spills for k in ks):
         return 'ptxas reports spills to local memory: keep fewer values live per thread, or unroll only where indices become constants.'
@@ -574,6 +625,13 @@ def hint(task: Task, cr: CompileResult, br: BenchResult, strategies: list[str]) 
         if (not fits or tags & set(fits)) and strategy not in strategies: return text
     return 'Change one thing at a time, and keep the kernel correct.'
 
+# %% ../nbs/10_agents.ipynb #20285263
+def hint(task: Task, cr: CompileResult, br: BenchResult, strategies: list[str]) -> str:
+    "One concrete suggestion, chosen by rules from what the results show."
+    v = br.verdict if cr.ok else cr.verdict
+    return _hint_not_built(task, cr, v) or _hint_failed_run(v, br) or _hint_performance(task, cr, br, v, strategies)
+
+# %% ../nbs/10_agents.ipynb #34e833a3
 def write_feedback(task: Task, cr: CompileResult, br: BenchResult, strategies: list[str], reward=None) -> str:
     "What the Optimizer reads: the verdict and where, what the compiler said, and one hint."
     from cudarl_wb.compiler import feedback as compiler_feedback
@@ -622,22 +680,6 @@ class Tester:
         self.memo_size = memo_size
         self.stats = dict(candidates=0, compiled=0, evaluated=0, memo_hits=0)
 
-    @property
-    def evaluator(self):
-        "The `Evaluator` that runs candidates, or None when compile-only."
-        if self._evaluator is None:
-            self._evaluator = False
-            if cuda_available():
-                from cudarl_wb.benchmarker import Evaluator
-                self._evaluator, self._owned = Evaluator(arch=self.arch), True
-        return self._evaluator or None
-
-    @property
-    def mode(self) -> str:
-        "'full' when candidates run on a GPU, 'compile-only' when nothing runs."
-        ev = self.evaluator
-        return 'full' if ev is not None and ev.devices else 'compile-only'
-
     def close(self):
         if self._owned and self._evaluator: self._evaluator.close()
         self._evaluator, self._owned = None, False
@@ -645,64 +687,99 @@ class Tester:
     def __exit__(self, *exc): self.close()
     def __repr__(self): return f'Tester({self.mode}, preset {self.reward_preset!r}, {self.stats})'
 
-    def forget(self):
-        "Drop the remembered evaluations (e.g. between training steps, so kernels are timed afresh)."
-        self._memo.clear()
+# %% ../nbs/10_agents.ipynb #9be8de51
+@patch(as_prop=True)
+def evaluator(self: Tester):
+    "The `Evaluator` that runs candidates, or None when compile-only."
+    if self._evaluator is None:
+        self._evaluator = False
+        if cuda_available():
+            from cudarl_wb.benchmarker import Evaluator
+            self._evaluator, self._owned = Evaluator(arch=self.arch), True
+    return self._evaluator or None
 
-    def _compile(self, tasks, texts) -> list[CompileResult]:
-        from cudarl_wb.compiler import compile_many
-        ev = self.evaluator if self.mode == 'full' else None
-        arch = self.arch or (ev.arch if ev else None)
-        if ev is None or not ev.launch_errors: return compile_many(texts, tasks, workers=self.workers, arch=arch)
-        from cudarl_wb.benchmarker import launch_error_helper
-        helper = launch_error_helper()
-        crs = compile_many(texts, tasks, workers=self.workers, arch=arch, flags=(*ev.compile_flags, str(helper)))
-        redo = [i for i, cr in enumerate(crs) if not cr.ok and helper.stem in (cr.log or '')]
-        if redo:          # this compiler does not take the helper: build those without it, as the Evaluator would
-            again = compile_many([texts[i] for i in redo], [tasks[i] for i in redo], workers=self.workers, arch=arch, flags=ev.compile_flags)
-            for i, cr in zip(redo, again): crs[i] = cr
-        return crs
+# %% ../nbs/10_agents.ipynb #290c2cf6
+@patch(as_prop=True)
+def mode(self: Tester) -> str:
+    "'full' when candidates run on a GPU, 'compile-only' when nothing runs."
+    ev = self.evaluator
+    return 'full' if ev is not None and ev.devices else 'compile-only'
 
-    def test(self, task, text) -> TestReport:
-        "Judge one answer (model text or bare source) for `task`."
-        return self.test_many([(task, text)])[0]
+# %% ../nbs/10_agents.ipynb #100a6497
+@patch
+def forget(self: Tester):
+    "Drop the remembered evaluations (e.g. between training steps, so kernels are timed afresh)."
+    self._memo.clear()
 
-    def test_many(self, pairs) -> list[TestReport]:
-        "Judge (task, answer) pairs: compile all on CPU threads, run the ones that built on the GPUs, score, write feedback."
-        from cudarl_wb.benchmarker import compile_only
-        from cudarl_wb.reward import compute_reward
-        pairs = list(pairs)
-        tasks = [get_task(t) if isinstance(t, str) else t for t, _ in pairs]
-        texts = [x if isinstance(x, (str, bytes)) else '' if x is None else str(x) for _, x in pairs]   # bytes: the compiler says why
-        crs = self._compile(tasks, texts)
-        benches: list = [None] * len(pairs)
-        todo: dict = {}                                  # memo key -> indices waiting for that evaluation
-        for i, (task, cr) in enumerate(zip(tasks, crs)):
-            if not cr.ok or self.mode != 'full': benches[i] = compile_only(task, cr); continue
-            key = (task.name, cr.key, self.time_it)
-            if key in self._memo:
-                self._memo.move_to_end(key); benches[i] = BenchResult.from_dict(self._memo[key].to_dict())
-                self.stats['memo_hits'] += 1
-            else: todo.setdefault(key, []).append(i)
-        if todo:
-            firsts = [idx[0] for idx in todo.values()]
-            results = self.evaluator.evaluate_many([(tasks[i], crs[i]) for i in firsts], time_it=self.time_it)
-            self.stats['evaluated'] += len(firsts)
-            for (key, idx), br in zip(todo.items(), results):
-                self._memo[key] = br
-                for j, i in enumerate(idx): benches[i] = br if j == 0 else BenchResult.from_dict(br.to_dict())
-            while len(self._memo) > self.memo_size: self._memo.popitem(last=False)
-        reports = []
-        for task, text, cr, br in zip(tasks, texts, crs, benches):
-            self.stats['candidates'] += 1; self.stats['compiled'] += int(cr.ok)
-            try:
-                reward = compute_reward(cr, br, self.reward_preset, task=task)
-                strategies = strategies_of(cr.source)
-                fb = write_feedback(task, cr, br, strategies, reward)
-            except Exception as e:   # a bug here must cost one candidate its feedback, not the batch
-                reward = Reward(0.0, explanation=f'internal error while scoring: {type(e).__name__}: {e}', preset=str(self.reward_preset),
-                                verdict=br.verdict.value, gated=True, gate_reason='internal error')
-                strategies, fb = [], f'{verdict_line(cr, br)}\n(the tester failed to analyse this candidate: {type(e).__name__})'
-            reports.append(TestReport(task.name, cr, br, reward, fb, cr.source or '', strategies,
-                                      extra=dict(extract=cr.extra.get('extract', ''))))
-        return reports
+# %% ../nbs/10_agents.ipynb #12c0bcd4
+@patch
+def _compile(self: Tester, tasks, texts) -> list[CompileResult]:
+    from cudarl_wb.compiler import compile_many
+    ev = self.evaluator if self.mode == 'full' else None
+    arch = self.arch or (ev.arch if ev else None)
+    if ev is None or not ev.launch_errors: return compile_many(texts, tasks, workers=self.workers, arch=arch)
+    from cudarl_wb.benchmarker import launch_error_helper
+    helper = launch_error_helper()
+    crs = compile_many(texts, tasks, workers=self.workers, arch=arch, flags=(*ev.compile_flags, str(helper)))
+    redo = [i for i, cr in enumerate(crs) if not cr.ok and helper.stem in (cr.log or '')]
+    if redo:          # this compiler does not take the helper: build those without it, as the Evaluator would
+        again = compile_many([texts[i] for i in redo], [tasks[i] for i in redo], workers=self.workers, arch=arch, flags=ev.compile_flags)
+        for i, cr in zip(redo, again): crs[i] = cr
+    return crs
+
+# %% ../nbs/10_agents.ipynb #838ed9f0
+@patch
+def _bench(self: Tester, tasks, crs) -> list[BenchResult]:
+    "A `BenchResult` per candidate: compile-only where it did not build or nothing runs, else remembered or evaluated."
+    from cudarl_wb.benchmarker import compile_only
+    benches: list = [None] * len(crs)
+    todo: dict = {}                                  # memo key -> indices waiting for that evaluation
+    for i, (task, cr) in enumerate(zip(tasks, crs)):
+        if not cr.ok or self.mode != 'full': benches[i] = compile_only(task, cr); continue
+        key = (task.name, cr.key, self.time_it)
+        if key in self._memo:
+            self._memo.move_to_end(key); benches[i] = BenchResult.from_dict(self._memo[key].to_dict())
+            self.stats['memo_hits'] += 1
+        else: todo.setdefault(key, []).append(i)
+    if todo:
+        firsts = [idx[0] for idx in todo.values()]
+        results = self.evaluator.evaluate_many([(tasks[i], crs[i]) for i in firsts], time_it=self.time_it)
+        self.stats['evaluated'] += len(firsts)
+        for (key, idx), br in zip(todo.items(), results):
+            self._memo[key] = br
+            for j, i in enumerate(idx): benches[i] = br if j == 0 else BenchResult.from_dict(br.to_dict())
+        while len(self._memo) > self.memo_size: self._memo.popitem(last=False)
+    return benches
+
+# %% ../nbs/10_agents.ipynb #a7a364bf
+@patch
+def _report(self: Tester, task, cr: CompileResult, br: BenchResult) -> TestReport:
+    "The reward, strategies and feedback of one judged candidate."
+    from cudarl_wb.reward import compute_reward
+    self.stats['candidates'] += 1; self.stats['compiled'] += int(cr.ok)
+    try:
+        reward = compute_reward(cr, br, self.reward_preset, task=task)
+        strategies = strategies_of(cr.source)
+        fb = write_feedback(task, cr, br, strategies, reward)
+    except Exception as e:   # a bug here must cost one candidate its feedback, not the batch
+        reward = Reward(0.0, explanation=f'internal error while scoring: {type(e).__name__}: {e}', preset=str(self.reward_preset),
+                        verdict=br.verdict.value, gated=True, gate_reason='internal error')
+        strategies, fb = [], f'{verdict_line(cr, br)}\n(the tester failed to analyse this candidate: {type(e).__name__})'
+    return TestReport(task.name, cr, br, reward, fb, cr.source or '', strategies,
+                      extra=dict(extract=cr.extra.get('extract', '')))
+
+# %% ../nbs/10_agents.ipynb #43d5b9b2
+@patch
+def test_many(self: Tester, pairs) -> list[TestReport]:
+    "Judge (task, answer) pairs: compile all on CPU threads, run the ones that built on the GPUs, score, write feedback."
+    pairs = list(pairs)
+    tasks = [get_task(t) if isinstance(t, str) else t for t, _ in pairs]
+    texts = [x if isinstance(x, (str, bytes)) else '' if x is None else str(x) for _, x in pairs]   # bytes: the compiler says why
+    crs = self._compile(tasks, texts)
+    return [self._report(task, cr, br) for task, cr, br in zip(tasks, crs, self._bench(tasks, crs))]
+
+# %% ../nbs/10_agents.ipynb #f1b9d6f5
+@patch
+def test(self: Tester, task, text) -> TestReport:
+    "Judge one answer (model text or bare source) for `task`."
+    return self.test_many([(task, text)])[0]

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 import torch
+from fastcore.basics import patch
 from .core import *
 
 # %% auto #0
@@ -23,7 +24,7 @@ __all__ = ['SPECIAL_TOKENS', 'EOS_TOKEN', 'PAD_TOKEN', 'SPLIT_PATTERN', 'CHAT_TE
            'load_tokenizer', 'compression', 'sanitize_text', 'padded_vocab', 'model_config', 'parameter_count',
            'default_device', 'as_device', 'default_dtype', 'as_torch_dtype', 'build_model', 'ModelUnavailableError',
            'hub_offline', 'resolve_hub_name', 'load_model', 'LoraSettings', 'AgentModels', 'read_manifest',
-           'models_args', 'models_info', 'models_command']
+           'TokenizerTraining', 'models_args', 'models_info', 'retrain_tokenizer', 'models_command']
 
 # %% ../nbs/09_models.ipynb #dcec0815
 SPECIAL_TOKENS = ('<|endoftext|>', '<|im_start|>', '<|im_end|>', '<|pad|>')   # ids 0, 1, 2, 3
@@ -56,6 +57,7 @@ def new_bpe_tokenizer():
     tok.post_processor = processors.ByteLevel(trim_offsets=False)   # character offsets, nothing added
     return tok
 
+# %% ../nbs/09_models.ipynb #03c1eb83
 def wrap_tokenizer(tok, model_max_length: int = 4096):
     "A `transformers.PreTrainedTokenizerFast` around a trained `tokenizers.Tokenizer`, with our special tokens and chat template."
     from transformers import PreTrainedTokenizerFast
@@ -69,6 +71,7 @@ def corpus_snippets() -> dict[str, str]:
     "The hand-written CUDA sources shipped for the tokenizer corpus, by file name."
     return {p.name: p.read_text() for p in sorted((assets_dir()/'corpus').glob('*.cu'))}
 
+# %% ../nbs/09_models.ipynb #a4825cd6
 def solution_files() -> dict[str, str]:
     "The suite's solution files (`assets/solutions/*.cu`), where present."
     return {p.name: p.read_text(errors='replace') for p in sorted((assets_dir()/'solutions').glob('*.cu'))}
@@ -125,6 +128,7 @@ _STORE = {'float': '{e}', 'half': '__float2half({e})', 'bf16': '__float2bfloat16
 _HEADERS = {'float': '', 'half': '#include <cuda_fp16.h>\n', 'bf16': '#include <cuda_bf16.h>\n'}
 ELEMENTWISE_STYLES = ('grid_stride', 'one_per_thread', 'float4', 'row_broadcast')
 
+# %% ../nbs/09_models.ipynb #db84ee3e
 def _launcher(kernel, args, params, sizes, threads, cap, work):
     return (f'extern "C" void launch({params}, {", ".join(f"int64_t {s}" for s in sizes)}, cudaStream_t stream) {{\n'
             f'    const int threads = {threads};\n'
@@ -133,6 +137,7 @@ def _launcher(kernel, args, params, sizes, threads, cap, work):
             f'    if (blocks < 1) return;\n'
             f'    {kernel}<<<(unsigned)blocks, threads, 0, stream>>>({args});\n}}\n')
 
+# %% ../nbs/09_models.ipynb #7275152b
 def _statements(exprs, arity, indent, load):
     "Lines computing `v` from the inputs: the first expression reads them, the rest rewrite v."
     pad = ' ' * indent
@@ -142,6 +147,7 @@ def _statements(exprs, arity, indent, load):
         lines = [f'float av = {load("a")}, bv = {load("b")};', f'float v = {first};'] + [f'v = {e};' for e in exprs[1:]]
     return ''.join(pad + l + '\n' for l in lines)
 
+# %% ../nbs/09_models.ipynb #79fc6b29
 def elementwise_kernel(name: str, expr, arity: int = 1, style: str = 'grid_stride', dtype: str = 'float',
                        threads: int = 256) -> str:
     "CUDA source of an elementwise kernel and its launcher; `expr` (or a list applied in turn) uses `v`, or `a` and `b`."
@@ -186,6 +192,7 @@ def elementwise_kernel(name: str, expr, arity: int = 1, style: str = 'grid_strid
                f'{body}{store}    }}\n}}\n\n') + _launcher(kernel, args, params, sizes, threads, 65535 * 4, '(n / 4 + 1)')
     return head + src
 
+# %% ../nbs/09_models.ipynb #400723a0
 def elementwise_module(description: str, torch_expr: str, arity: int = 1, broadcast: bool = False) -> str:
     "The same operation as a KernelBench problem: a PyTorch `Model` with `get_inputs`."
     args = 'x' if arity == 1 else 'a, b'
@@ -211,6 +218,7 @@ REDUCTIONS = {  # name: (initial value, element mapped, combine of {a} and {b}, 
 }
 REDUCTION_STRATEGIES = ('thread_per_row', 'warp_per_row', 'block_per_row')
 
+# %% ../nbs/09_models.ipynb #b3585ecf
 def reduction_kernel(name: str, strategy: str = 'warp_per_row', pre: str | None = None) -> str:
     "CUDA source of a row reduction `name` of a (rows, cols) float32 matrix, with an optional elementwise `pre` (of v)."
     init, mapped, comb, finish, _ = REDUCTIONS[name]
@@ -253,6 +261,7 @@ _OPTIMIZER_SYSTEM = ('You are an expert CUDA performance engineer. You get a tas
                     "tester's report. Fix it if it is wrong, otherwise make it faster. Reply with the whole new "
                     'source in one ```cuda code block, keeping the launcher signature.')
 
+# %% ../nbs/09_models.ipynb #b3e41611
 _HINTS = [
     'The kernel is memory-bound: each element is read once and written once, so the only lever is bandwidth. Use 128-bit float4 loads and stores and handle the tail separately.',
     'Each thread does one element and the grid is huge; a grid-stride loop with a capped grid reuses threads and cuts launch overhead.',
@@ -279,6 +288,7 @@ _TRIED = ['float4 loads', 'a grid-stride loop', 'warp shuffles', 'shared-memory 
 
 _SHAPES_HINT = 'The sizes are not multiples of the block size; every access must be bounds-checked.'
 
+# %% ../nbs/09_models.ipynb #1fcca6a9
 def _task_prompt(task, rng) -> str:
     shapes = '; '.join(task.shape_label(s) for s in task.shapes)
     if rng.random() < 0.5:   # the layout of `agents.task_brief` (written out: agents sits below models in the module map)
@@ -291,6 +301,7 @@ def _task_prompt(task, rng) -> str:
     if rng.random() < 0.5: parts.append(_SHAPES_HINT)
     return '\n\n'.join(parts)
 
+# %% ../nbs/09_models.ipynb #48ac2011
 def render_conversation(messages: list[dict]) -> str:
     "A conversation as the plain text between the chat template's special tokens (for the corpus)."
     return ''.join(f"{m['role']}\n{m['content']}\n" for m in messages)
@@ -315,6 +326,7 @@ _HEADERS_ = ['torch/extension.h', 'cublas_v2.h', 'cudnn.h', 'thrust/device_vecto
 def _idents(src: str) -> list[str]:
     return sorted(set(re.findall(r'\b[A-Za-z_][A-Za-z0-9_]{2,}\b', src))) or ['x']
 
+# %% ../nbs/09_models.ipynb #74ad4ef0
 def nvcc_error_text(source: str, rng, n_errors: int = 1, file: str = 'candidate.cu') -> str:
     "A plausible nvcc error report for `source`, in nvcc's format (message, the line, a caret)."
     lines = source.splitlines() or ['']
@@ -333,6 +345,7 @@ def nvcc_error_text(source: str, rng, n_errors: int = 1, file: str = 'candidate.
     out.append(f'{n_errors} error{"s" if n_errors > 1 else ""} detected in the compilation of "{file}".\n')
     return '\n'.join(out)
 
+# %% ../nbs/09_models.ipynb #f96b1a0e
 def ptxas_text(source: str, rng, arch: str = 'sm_90') -> str:
     "A ptxas `-v` resource report for the kernels in `source`."
     out = ['ptxas info    : 0 bytes gmem']
@@ -348,26 +361,32 @@ def ptxas_text(source: str, rng, arch: str = 'sm_90') -> str:
                 f'ptxas info    : Compile time = {rng.uniform(5, 400):.3f} ms']
     return '\n'.join(out) + '\n'
 
+# %% ../nbs/09_models.ipynb #9f285d26
+def _correct_report(shapes, rng) -> str:
+    k = rng.uniform(0.005, 30); e = k * rng.uniform(0.3, 3.0); c = e * rng.uniform(0.5, 1.1)
+    return (f'Verdict: correct on {len(shapes)} shapes ({5 * len(shapes)}/{5 * len(shapes)} trials passed).\n'
+            f'Timed at {shapes[-1]}: kernel {k:.3f} ms (spread {rng.uniform(0.2, 6):.1f}%), PyTorch eager {e:.3f} ms, '
+            f'torch.compile {c:.3f} ms.\nSpeedup {e / k:.2f}x over eager, {c / k:.2f}x over torch.compile. '
+            f'Achieved {rng.uniform(50, 3300):.0f} GB/s, {rng.uniform(5, 95):.0f}% of the roofline at this intensity.\n'
+            + (f'Registers per thread: {rng.choice([16, 32, 40, 64, 128])}; spills: none.\n' if rng.random() < 0.5 else ''))
+
+def _wrong_report(task, shapes, rng) -> str:
+    s = rng.choice(shapes); passed = rng.randrange(5)
+    out = task.outputs(task.shapes[shapes.index(s)])[0].shape
+    where = '[' + ', '.join(str(rng.randrange(d)) for d in out) + ']'
+    return (f'Verdict: wrong. {s}: {passed}/5 trials passed, max abs error {rng.uniform(1e-3, 50):.3g}, '
+            f'max rel error {rng.uniform(1e-3, 10):.3g} at y{where}'
+            f'{rng.choice([" (tail)", " (last block)", "", " (first row)"])}.\n'
+            + rng.choice(['Other shapes passed.', 'All shapes failed.', 'Outputs contain NaN.', 'Some outputs were never written.']) + '\n')
+
+# %% ../nbs/09_models.ipynb #f7a4097e
 def verdict_text(task, rng) -> str:
     "A tester's report on one candidate: a verdict and its numbers, as the Optimizer reads it."
     shapes = [task.shape_label(s) for s in task.shapes]
     v = rng.choice(['correct', 'correct', 'correct', 'wrong', 'did-not-compile', 'crashed', 'timed-out',
                     'rejected-by-static-check', 'no-code'])
-    if v == 'correct':
-        k = rng.uniform(0.005, 30); e = k * rng.uniform(0.3, 3.0); c = e * rng.uniform(0.5, 1.1)
-        return (f'Verdict: correct on {len(shapes)} shapes ({5 * len(shapes)}/{5 * len(shapes)} trials passed).\n'
-                f'Timed at {shapes[-1]}: kernel {k:.3f} ms (spread {rng.uniform(0.2, 6):.1f}%), PyTorch eager {e:.3f} ms, '
-                f'torch.compile {c:.3f} ms.\nSpeedup {e / k:.2f}x over eager, {c / k:.2f}x over torch.compile. '
-                f'Achieved {rng.uniform(50, 3300):.0f} GB/s, {rng.uniform(5, 95):.0f}% of the roofline at this intensity.\n'
-                + (f'Registers per thread: {rng.choice([16, 32, 40, 64, 128])}; spills: none.\n' if rng.random() < 0.5 else ''))
-    if v == 'wrong':
-        s = rng.choice(shapes); passed = rng.randrange(5)
-        out = task.outputs(task.shapes[shapes.index(s)])[0].shape
-        where = '[' + ', '.join(str(rng.randrange(d)) for d in out) + ']'
-        return (f'Verdict: wrong. {s}: {passed}/5 trials passed, max abs error {rng.uniform(1e-3, 50):.3g}, '
-                f'max rel error {rng.uniform(1e-3, 10):.3g} at y{where}'
-                f'{rng.choice([" (tail)", " (last block)", "", " (first row)"])}.\n'
-                + rng.choice(['Other shapes passed.', 'All shapes failed.', 'Outputs contain NaN.', 'Some outputs were never written.']) + '\n')
+    if v == 'correct': return _correct_report(shapes, rng)
+    if v == 'wrong': return _wrong_report(task, shapes, rng)
     if v == 'crashed':
         return 'Verdict: crashed. ' + rng.choice([
             'CUDA error 700: an illegal memory access was encountered.', 'CUDA error 719: unspecified launch failure.',
@@ -382,14 +401,7 @@ def verdict_text(task, rng) -> str:
     if v == 'no-code': return 'Verdict: no-code. The reply holds no ```cuda block.\n'
     return f'Verdict: did-not-compile.\n{nvcc_error_text(task.solution or "x", rng)}'
 
-# %% ../nbs/09_models.ipynb #f96b1a0e
-def _procedural(n: int, seed: int) -> list:
-    from cudarl_wb import tasks as tasks_mod
-    fn = getattr(tasks_mod, 'procedural_tasks', None)
-    if fn is None or n <= 0: return []
-    try: return list(fn(n, seed=seed, split='train'))
-    except TypeError: return list(fn(n, seed))
-
+# %% ../nbs/09_models.ipynb #e62a2e70
 def _conversations(task, rng) -> list[str]:
     docs, prompt = [], _task_prompt(task, rng)
     for sol in [task.solution, task.optimized]:
@@ -408,6 +420,7 @@ def _conversations(task, rng) -> list[str]:
             {'role': 'assistant', 'content': f'{rng.choice(_HINTS)}\n\n```cuda\n{better.strip()}\n```'}]))
     return docs
 
+# %% ../nbs/09_models.ipynb #4e743784
 def _compose_torch(first: str, rest: list[str], arity: int) -> str:
     t = first.format(a='a', b='b') if arity == 2 else first.format(x='x')
     for r in rest: t = r.format(x=t if re.fullmatch(r'\w+', t) else f'({t})')
@@ -417,57 +430,76 @@ def _launcher_decl(src: str) -> str:
     m = re.search(r'extern "C" void launch\([^)]*\)', src)
     return m.group(0) if m else ''
 
-def generated_kernels(rng, compositions: int = 400, conversations: bool = True) -> list[str]:
-    "Generated CUDA kernels (single ops in every style, random compositions, row reductions) and their PyTorch modules."
-    docs, unary, binary = [], list(UNARY_OPS.items()), list(BINARY_OPS.items())
-    threads = lambda: rng.choice([128, 256, 256, 512, 1024])
-    for name, (expr, texpr) in unary:
+# %% ../nbs/09_models.ipynb #7dca35da
+def _single_op_docs(rng, threads) -> list[str]:
+    "Each unary and binary operation in the styles and dtypes that fit it, with its KernelBench module."
+    docs = []
+    for name, (expr, texpr) in UNARY_OPS.items():
         for style, dtype in [('grid_stride', 'float'), ('one_per_thread', 'float'), ('float4', 'float'),
                              ('grid_stride', 'half'), ('one_per_thread', 'bf16')]:
             docs.append(elementwise_kernel(name, expr, 1, style, dtype, threads()))
         docs.append(elementwise_module(f'Applies {name.replace("_", " ")} elementwise.', texpr.format(x='x'), 1))
-    for name, (expr, texpr) in binary:
+    for name, (expr, texpr) in BINARY_OPS.items():
         for style, dtype in [('grid_stride', 'float'), ('float4', 'float'), ('grid_stride', 'half'), ('row_broadcast', 'float')]:
             docs.append(elementwise_kernel(name, expr, 2, style, dtype, threads()))
         docs.append(elementwise_module(f'Elementwise {name.replace("_", " ")} of two tensors.', texpr.format(a='a', b='b'), 2))
         docs.append(elementwise_module(f'{name.replace("_", " ").capitalize()} with a bias broadcast over rows.',
                                        texpr.format(a='a', b='b'), 2, broadcast=True))
-    for _ in range(compositions):
-        arity = rng.choice([1, 2])
-        ops = rng.sample(unary, rng.choice([1, 2, 2, 3]))
-        first = rng.choice(binary) if arity == 2 else ops.pop(0)
-        if not ops and arity == 1: ops = [rng.choice(unary)]
-        names = [first[0]] + [o[0] for o in ops]
-        exprs = [first[1][0]] + [o[1][0] for o in ops]
-        style = rng.choice(['grid_stride', 'one_per_thread', 'float4'] + (['row_broadcast'] * 2 if arity == 2 else []))
-        dtype = 'float' if style in ('float4', 'row_broadcast') else rng.choice(['float', 'float', 'float', 'half', 'bf16'])
-        src = elementwise_kernel('_'.join(names), exprs, arity, style, dtype, threads())
-        texpr = _compose_torch(first[1][1], [o[1][1] for o in ops], arity)
-        if conversations and rng.random() < 0.5:
-            what = (f'Compute y = {texpr} elementwise' + (' with b broadcast over the rows of a (a bias of length cols)'
-                    if style == 'row_broadcast' else '') + f', in {dict(float="float32", half="float16", bf16="bfloat16")[dtype]}.')
-            docs.append(render_conversation([
-                {'role': 'system', 'content': _GENERATOR_SYSTEM},
-                {'role': 'user', 'content': f'Task: {"_".join(names)}\n\n{what}\n\nImplement this launcher:\n```c\n{_launcher_decl(src)};\n```'},
-                {'role': 'assistant', 'content': f'```cuda\n{src.strip()}\n```'}]))
-        else:
-            docs.append(src)
-            if rng.random() < 0.5: docs.append(elementwise_module(f'Computes {texpr}.', texpr, arity, style == 'row_broadcast'))
+    return docs
+
+# %% ../nbs/09_models.ipynb #c6d6af37
+def _composed_doc(rng, threads, conversations: bool) -> list[str]:
+    "One random composition: as a Generator conversation, or as a kernel (and maybe its module)."
+    unary, binary = list(UNARY_OPS.items()), list(BINARY_OPS.items())
+    arity = rng.choice([1, 2])
+    ops = rng.sample(unary, rng.choice([1, 2, 2, 3]))
+    first = rng.choice(binary) if arity == 2 else ops.pop(0)
+    if not ops and arity == 1: ops = [rng.choice(unary)]
+    names = [first[0]] + [o[0] for o in ops]
+    exprs = [first[1][0]] + [o[1][0] for o in ops]
+    style = rng.choice(['grid_stride', 'one_per_thread', 'float4'] + (['row_broadcast'] * 2 if arity == 2 else []))
+    dtype = 'float' if style in ('float4', 'row_broadcast') else rng.choice(['float', 'float', 'float', 'half', 'bf16'])
+    src = elementwise_kernel('_'.join(names), exprs, arity, style, dtype, threads())
+    texpr = _compose_torch(first[1][1], [o[1][1] for o in ops], arity)
+    if conversations and rng.random() < 0.5:
+        what = (f'Compute y = {texpr} elementwise' + (' with b broadcast over the rows of a (a bias of length cols)'
+                if style == 'row_broadcast' else '') + f', in {dict(float="float32", half="float16", bf16="bfloat16")[dtype]}.')
+        return [render_conversation([
+            {'role': 'system', 'content': _GENERATOR_SYSTEM},
+            {'role': 'user', 'content': f'Task: {"_".join(names)}\n\n{what}\n\nImplement this launcher:\n```c\n{_launcher_decl(src)};\n```'},
+            {'role': 'assistant', 'content': f'```cuda\n{src.strip()}\n```'}])]
+    docs = [src]
+    if rng.random() < 0.5: docs.append(elementwise_module(f'Computes {texpr}.', texpr, arity, style == 'row_broadcast'))
+    return docs
+
+# %% ../nbs/09_models.ipynb #c367ef5b
+def _reduction_docs(rng, compositions: int) -> list[str]:
+    "Each reduction in every strategy with its module, then `compositions` reductions of a unary operation."
+    docs, unary = [], list(UNARY_OPS.items())
     for name, (*_, texpr) in REDUCTIONS.items():
         for strategy in REDUCTION_STRATEGIES: docs.append(reduction_kernel(name, strategy))
         docs.append(elementwise_module(f'Reduces the last dimension: {name.replace("_", " ")}.', texpr.format(x='x'), 1))
-    for _ in range(compositions // 8):
+    for _ in range(compositions):
         pre_name, (pre, tpre) = rng.choice(unary)
         name = rng.choice(list(REDUCTIONS))
         docs.append(reduction_kernel(name, rng.choice(REDUCTION_STRATEGIES), pre=pre).replace(
             f'row_{name}_kernel', f'row_{name}_of_{pre_name}_kernel'))
     return docs
 
+# %% ../nbs/09_models.ipynb #946201d5
+def generated_kernels(rng, compositions: int = 400, conversations: bool = True) -> list[str]:
+    "Generated CUDA kernels (single ops in every style, random compositions, row reductions) and their PyTorch modules."
+    threads = lambda: rng.choice([128, 256, 256, 512, 1024])
+    docs = _single_op_docs(rng, threads)
+    for _ in range(compositions): docs += _composed_doc(rng, threads, conversations)
+    return docs + _reduction_docs(rng, compositions // 8)
+
+# %% ../nbs/09_models.ipynb #f9c09b4c
 def build_corpus(procedural: int = 500, seed: int = 0, by_source: bool = False) -> list[str] | dict[str, list[str]]:
     "Texts for training the tokenizer: tasks (with procedural ones), solution files, snippets, generated kernels, feedback."
-    from cudarl_wb.tasks import TASKS
+    from cudarl_wb.tasks import TASKS, procedural_tasks
     rng = random.Random(seed)
-    tasks = sorted(TASKS.values(), key=lambda t: t.name) + _procedural(procedural, seed)
+    tasks = sorted(TASKS.values(), key=lambda t: t.name) + procedural_tasks(procedural, seed=seed, split='train')
     src = {'tasks': [d for t in tasks for d in _conversations(t, rng)],
            'solutions': list(solution_files().values()),
            'snippets': list(corpus_snippets().values())}
@@ -495,21 +527,25 @@ def train_tokenizer(corpus: Iterable[str] | dict, vocab_size: int = 4096, out_di
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
     tok.train_from_iterator(corpus, trainer, length=len(corpus))
     hf = wrap_tokenizer(tok, model_max_length)
-    if out_dir is not None:
-        import tokenizers, transformers
-        with atomic_dir(out_dir) as tmp:
-            hf.save_pretrained(tmp)
-            atomic_write_json(tmp/'training.json', dict(
-                vocab_size=len(hf), requested_vocab_size=vocab_size, min_frequency=min_frequency, documents=len(corpus),
-                characters=sum(map(len, corpus)), corpus_hash=content_hash(*corpus),
-                tokenizers=tokenizers.__version__, transformers=transformers.__version__, **(meta or {})))
+    if out_dir is not None: _save_tokenizer(hf, out_dir, corpus, vocab_size, min_frequency, meta)
     return hf
+
+def _save_tokenizer(hf, out_dir, corpus: list[str], vocab_size: int, min_frequency: int, meta: dict | None):
+    "The `transformers` files and a `training.json` saying what the tokenizer learnt from, written atomically."
+    import tokenizers, transformers
+    with atomic_dir(out_dir) as tmp:
+        hf.save_pretrained(tmp)
+        atomic_write_json(tmp/'training.json', dict(
+            vocab_size=len(hf), requested_vocab_size=vocab_size, min_frequency=min_frequency, documents=len(corpus),
+            characters=sum(map(len, corpus)), corpus_hash=content_hash(*corpus),
+            tokenizers=tokenizers.__version__, transformers=transformers.__version__, **(meta or {})))
 
 # %% ../nbs/09_models.ipynb #b543bfa9
 def shipped_tokenizer_dir() -> Path:
     "Where the package's own tokenizer lives."
     return assets_dir()/'tokenizer'
 
+# %% ../nbs/09_models.ipynb #5bd56131
 def load_tokenizer(path=None):
     "The tokenizer in `path` (a folder with `tokenizer.json`/`tokenizer_config.json`), by default the shipped one."
     from transformers import AutoTokenizer
@@ -522,6 +558,7 @@ def load_tokenizer(path=None):
     if tok.pad_token is None: tok.pad_token = tok.eos_token   # real checkpoints without a pad token
     return tok
 
+# %% ../nbs/09_models.ipynb #b289694c
 def _our_saved_tokenizer(path: Path):
     "Our own tokenizer read exactly as saved, or None for another kind (a real checkpoint's)."
     # AutoTokenizer on a folder that also holds a Qwen2 config.json builds a Qwen2Tokenizer, which swaps
@@ -533,7 +570,7 @@ def _our_saved_tokenizer(path: Path):
     if cls not in ('TokenizersBackend', 'PreTrainedTokenizerFast') or not (path/'tokenizer.json').exists(): return None
     return PreTrainedTokenizerFast.from_pretrained(str(path))
 
-# %% ../nbs/09_models.ipynb #5bd56131
+# %% ../nbs/09_models.ipynb #f874525a
 def compression(tokenizer, texts: Iterable[str]) -> dict:
     "Characters, tokens and characters per token of `texts` under `tokenizer`."
     texts = list(texts)
@@ -541,6 +578,7 @@ def compression(tokenizer, texts: Iterable[str]) -> dict:
     tokens = sum(len(tokenizer.encode(t, add_special_tokens=False)) for t in texts)
     return dict(documents=len(texts), characters=chars, tokens=tokens, chars_per_token=round(chars / max(tokens, 1), 2))
 
+# %% ../nbs/09_models.ipynb #6cba5ed5
 def sanitize_text(s: str) -> str:
     "Replace lone surrogates (from `surrogateescape` decoding of bad bytes), which no tokenizer can encode, by U+FFFD."
     return re.sub('[\ud800-\udfff]', '\ufffd', s) if isinstance(s, str) else safe_text(s)
@@ -555,10 +593,12 @@ MODEL_PRESETS = {
 _COMMON = dict(hidden_act='silu', rms_norm_eps=1e-6, tie_word_embeddings=True, initializer_range=0.02,
                attention_dropout=0.0, use_sliding_window=False, rope_parameters={'rope_type': 'default', 'rope_theta': 10000.0})
 
+# %% ../nbs/09_models.ipynb #86b58a81
 def padded_vocab(n: int, multiple: int = 64) -> int:
     "`n` rounded up to a multiple of 64, so the embedding and output matmuls tile evenly on tensor cores."
     return -(-n // multiple) * multiple
 
+# %% ../nbs/09_models.ipynb #8a271556
 def model_config(preset: str = 'tiny', tokenizer=None, vocab_size: int | None = None, **overrides):
     "The `transformers.Qwen2Config` of a preset, sized to `tokenizer` (default: the shipped one)."
     from transformers import Qwen2Config
@@ -572,6 +612,7 @@ def model_config(preset: str = 'tiny', tokenizer=None, vocab_size: int | None = 
     cfg.cudarl_preset = preset   # saved in config.json: this architecture is ours
     return cfg
 
+# %% ../nbs/09_models.ipynb #a9287444
 def parameter_count(preset_or_model) -> int:
     "Parameters of a model, or of a preset (built on the meta device: no memory used)."
     from transformers import Qwen2ForCausalLM
@@ -583,22 +624,26 @@ def parameter_count(preset_or_model) -> int:
 _DTYPES = {'bf16': torch.bfloat16, 'bfloat16': torch.bfloat16, 'fp16': torch.float16, 'float16': torch.float16,
            'half': torch.float16, 'fp32': torch.float32, 'float32': torch.float32, 'float': torch.float32}
 
+# %% ../nbs/09_models.ipynb #4cd5ff31
 def default_device() -> torch.device:
     "The first GPU where there is one, else the CPU."
     return torch.device('cuda' if torch.cuda.is_available() else 'cpu')
 
+# %% ../nbs/09_models.ipynb #b54dd811
 def as_device(device=None) -> torch.device:
     "`device` (None, 'cpu', 'cuda:1', 1, a `torch.device`) as a `torch.device`."
     if device is None: return default_device()
     if isinstance(device, int): return torch.device('cuda', device)
     return torch.device(device)
 
+# %% ../nbs/09_models.ipynb #426a60df
 def default_dtype(device=None) -> torch.dtype:
     "bf16 on a GPU that supports it, fp16 on an older GPU, fp32 on the CPU."
     device = as_device(device)
     if device.type == 'cuda': return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
     return torch.float32
 
+# %% ../nbs/09_models.ipynb #ccb4c301
 def as_torch_dtype(dtype=None, device=None) -> torch.dtype:
     "`dtype` ('bf16', 'float32', a `torch.dtype`, or None for the device's default) as a `torch.dtype`."
     if dtype is None or dtype == 'auto': return default_dtype(device)
@@ -612,6 +657,7 @@ def _set_generation(model, tok):
     gc.eos_token_id = [i for i in (tok.eos_token_id, tok.convert_tokens_to_ids('<|endoftext|>')) if i is not None]
     gc.pad_token_id, gc.bos_token_id = tok.pad_token_id, None
 
+# %% ../nbs/09_models.ipynb #0e91249f
 def build_model(preset: str = 'tiny', seed: int = 0, tokenizer=None, dtype=torch.float32, device=None, **overrides):
     "A randomly initialised preset model (Qwen2 architecture) and its tokenizer: `(model, tokenizer)`."
     from transformers import Qwen2ForCausalLM
@@ -630,10 +676,12 @@ class ModelUnavailableError(OSError):
 
 _HUB_FILES = ['*.json', '*.safetensors', '*.txt', '*.model', '*.jinja', '*.tiktoken', 'merges.txt', 'vocab.json']
 
+# %% ../nbs/09_models.ipynb #f02e34e2
 def hub_offline() -> bool:
     "True when `HF_HUB_OFFLINE` (or `TRANSFORMERS_OFFLINE`) asks for no network."
     return any(os.environ.get(v, '').strip().upper() in ('1', 'ON', 'YES', 'TRUE') for v in ('HF_HUB_OFFLINE', 'TRANSFORMERS_OFFLINE'))
 
+# %% ../nbs/09_models.ipynb #b44c5002
 def resolve_hub_name(name: str) -> Path:
     "The local folder of Hub checkpoint `name`: the cache, else a download unless offline."
     from huggingface_hub import snapshot_download
@@ -653,13 +701,8 @@ def resolve_hub_name(name: str) -> Path:
 def _looks_like_path(name: str) -> bool:
     return name.startswith(('.', '/', '~')) or name.count('/') > 1 or '\\' in name
 
-def load_model(name_or_path, dtype=None, device=None, tokenizer=None, seed: int = 0):
-    "A causal LM and its tokenizer from a preset name, a local folder, or a Hugging Face Hub name: `(model, tokenizer)`."
-    from transformers import AutoModelForCausalLM
-    device = as_device(device)
-    dtype = as_torch_dtype(dtype, device)
-    name = str(name_or_path)
-    if name in MODEL_PRESETS: return build_model(name, seed=seed, tokenizer=tokenizer, dtype=dtype, device=device)
+def _model_folder(name: str) -> tuple[Path, str]:
+    "The local folder holding model `name` (a folder or a Hub name) and the source to record for it."
     path = Path(name).expanduser()
     if path.exists():
         if not path.is_dir(): raise ModelUnavailableError(f'{path} is a file; a model is a folder with config.json')
@@ -668,12 +711,22 @@ def load_model(name_or_path, dtype=None, device=None, tokenizer=None, seed: int 
         if not (path/'config.json').exists():
             raise ModelUnavailableError(f'{path} has no config.json, so it is not a transformers model folder '
                                         f'(it holds: {", ".join(sorted(os.listdir(path))[:10]) or "nothing"})')
-        folder, source = path.resolve(), str(path.resolve())
-    elif _looks_like_path(name) or '/' not in name:
+        return path.resolve(), str(path.resolve())
+    if _looks_like_path(name) or '/' not in name:
         close = difflib.get_close_matches(name, MODEL_PRESETS, n=1)
         raise ModelUnavailableError(f'unknown model {name!r}: not a preset ({", ".join(MODEL_PRESETS)}), not an existing folder, '
                                     f'and not a Hub name (owner/name)' + (f'; did you mean {close[0]!r}?' if close else ''))
-    else: folder, source = resolve_hub_name(name), name
+    return resolve_hub_name(name), name
+
+# %% ../nbs/09_models.ipynb #79ccee38
+def load_model(name_or_path, dtype=None, device=None, tokenizer=None, seed: int = 0):
+    "A causal LM and its tokenizer from a preset name, a local folder, or a Hugging Face Hub name: `(model, tokenizer)`."
+    from transformers import AutoModelForCausalLM
+    device = as_device(device)
+    dtype = as_torch_dtype(dtype, device)
+    name = str(name_or_path)
+    if name in MODEL_PRESETS: return build_model(name, seed=seed, tokenizer=tokenizer, dtype=dtype, device=device)
+    folder, source = _model_folder(name)
     if tokenizer is None:
         try: tokenizer = load_tokenizer(folder)
         except (FileNotFoundError, OSError, ValueError) as e:
@@ -709,6 +762,7 @@ class LoraSettings(Record):
     def from_peft(cls, cfg) -> LoraSettings:
         return cls(cfg.r, cfg.lora_alpha, cfg.lora_dropout, tuple(sorted(cfg.target_modules)))
 
+# %% ../nbs/09_models.ipynb #433bba14
 _RESERVED = {'default', 'base', 'reference', 'model', 'weight', 'bias', 'lora_a', 'lora_b'}
 
 def _check_agents(agents) -> tuple[str, ...]:
@@ -733,96 +787,116 @@ class AgentModels:
         self._active = None
         self._activate(self.agents[0])
 
-    @classmethod
-    def create(cls, base, tokenizer, agents=AGENTS, lora: LoraSettings | None = None, full_finetune: bool = False,
-               seed: int = 0) -> AgentModels:
-        "Give each of `agents` a LoRA adapter on `base` (frozen, shared), or with `full_finetune` a full copy of it."
-        agents = _check_agents(agents)
-        source = base.config._name_or_path or None
-        if full_finetune:
-            if lora is not None: raise ValueError('full_finetune=True trains whole copies: leave lora=None')
-            n = parameter_count(base)
-            if n > 500e6: warnings.warn(f'full fine-tuning keeps {len(agents) + 1} copies of a {n / 1e6:.0f} M-parameter model')
-            base.requires_grad_(False).eval()
-            copies = {a: copy.deepcopy(base).requires_grad_(True) for a in agents}
-            return cls(tokenizer, agents, 'full', agent_models=copies, reference_model=base, base_source=source)
-        from peft import get_peft_model
-        lora = lora or LoraSettings()
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)
-            model = get_peft_model(base, lora.to_peft(), adapter_name=agents[0])
-            for a in agents[1:]: model.add_adapter(a, lora.to_peft())
-        return cls(tokenizer, agents, 'lora', peft_model=model, lora=lora, base_source=source)
+# %% ../nbs/09_models.ipynb #0e4d77d2
+@patch(cls_method=True)
+def create(cls: AgentModels, base, tokenizer, agents=AGENTS, lora: LoraSettings | None = None, full_finetune: bool = False,
+           seed: int = 0) -> AgentModels:
+    "Give each of `agents` a LoRA adapter on `base` (frozen, shared), or with `full_finetune` a full copy of it."
+    agents = _check_agents(agents)
+    source = base.config._name_or_path or None
+    if full_finetune:
+        if lora is not None: raise ValueError('full_finetune=True trains whole copies: leave lora=None')
+        n = parameter_count(base)
+        if n > 500e6: warnings.warn(f'full fine-tuning keeps {len(agents) + 1} copies of a {n / 1e6:.0f} M-parameter model')
+        base.requires_grad_(False).eval()
+        copies = {a: copy.deepcopy(base).requires_grad_(True) for a in agents}
+        return cls(tokenizer, agents, 'full', agent_models=copies, reference_model=base, base_source=source)
+    from peft import get_peft_model
+    lora = lora or LoraSettings()
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        model = get_peft_model(base, lora.to_peft(), adapter_name=agents[0])
+        for a in agents[1:]: model.add_adapter(a, lora.to_peft())
+    return cls(tokenizer, agents, 'lora', peft_model=model, lora=lora, base_source=source)
 
-    def _check(self, agent):
-        if agent not in self.agents:
-            raise KeyError(f'no agent {agent!r}; agents: {", ".join(self.agents)}')
+# %% ../nbs/09_models.ipynb #ad20bc82
+@patch
+def _check(self: AgentModels, agent):
+    if agent not in self.agents:
+        raise KeyError(f'no agent {agent!r}; agents: {", ".join(self.agents)}')
 
-    def _activate(self, agent):
-        self._check(agent)
-        if self.mode == 'lora':
-            try: self._peft.set_adapter(agent, inference_mode=not self.trainable)
-            except TypeError:   # peft before `inference_mode`: it always marks the active adapter trainable
-                self._peft.set_adapter(agent)
-                if not self.trainable:
-                    for p in self.parameters_of(agent): p.requires_grad_(False)
-        self._active = agent
+# %% ../nbs/09_models.ipynb #6f72976a
+@patch
+def _activate(self: AgentModels, agent):
+    self._check(agent)
+    if self.mode == 'lora':
+        try: self._peft.set_adapter(agent, inference_mode=not self.trainable)
+        except TypeError:   # peft before `inference_mode`: it always marks the active adapter trainable
+            self._peft.set_adapter(agent)
+            if not self.trainable:
+                for p in self.parameters_of(agent): p.requires_grad_(False)
+    self._active = agent
 
-    @property
-    def active(self) -> str:
-        "The agent whose parameters the model uses now."
-        return self._active
+# %% ../nbs/09_models.ipynb #76f229fe
+@patch(as_prop=True)
+def active(self: AgentModels) -> str:
+    "The agent whose parameters the model uses now."
+    return self._active
 
-    @property
-    def model(self):
-        "The model to call: the peft model with the active adapter (LoRA), or the active agent's copy (full)."
-        return self._peft if self.mode == 'lora' else self._copies[self._active]
+# %% ../nbs/09_models.ipynb #6eff7dde
+@patch(as_prop=True)
+def model(self: AgentModels):
+    "The model to call: the peft model with the active adapter (LoRA), or the active agent's copy (full)."
+    return self._peft if self.mode == 'lora' else self._copies[self._active]
 
-    @contextmanager
-    def use(self, agent: str):
-        "Make `agent` active for the block and yield the model; the previous agent is active again afterwards."
-        previous = self._active
-        self._activate(agent)
-        try: yield self.model
-        finally: self._activate(previous)
+# %% ../nbs/09_models.ipynb #f49c92ea
+@patch
+@contextmanager
+def use(self: AgentModels, agent: str):
+    "Make `agent` active for the block and yield the model; the previous agent is active again afterwards."
+    previous = self._active
+    self._activate(agent)
+    try: yield self.model
+    finally: self._activate(previous)
 
-    @contextmanager
-    def reference(self):
-        "Yield the frozen base policy (adapters disabled, or the frozen copy), for the KL term."
-        if self.mode == 'lora':
-            with self._peft.disable_adapter(): yield self._peft
-        else: yield self._reference
+# %% ../nbs/09_models.ipynb #b6daaf06
+@patch
+@contextmanager
+def reference(self: AgentModels):
+    "Yield the frozen base policy (adapters disabled, or the frozen copy), for the KL term."
+    if self.mode == 'lora':
+        with self._peft.disable_adapter(): yield self._peft
+    else: yield self._reference
 
-    def named_parameters_of(self, agent: str) -> list[tuple[str, torch.nn.Parameter]]:
-        "`(name, parameter)` pairs that belong to `agent` only."
-        self._check(agent)
-        if self.mode == 'full':
-            own = self._copies[agent].named_parameters()
-            # a copy that carries a LoRA adapter (`adapt_copies`) trains the adapter only
-            return [(n, p) for n, p in own if '.lora_' in n] if self.lora is not None else list(own)
-        key = f'.{agent}.'
-        return [(n, p) for n, p in self._peft.named_parameters() if key in n and '.lora_' in n]
+# %% ../nbs/09_models.ipynb #02f35a61
+@patch
+def named_parameters_of(self: AgentModels, agent: str) -> list[tuple[str, torch.nn.Parameter]]:
+    "`(name, parameter)` pairs that belong to `agent` only."
+    self._check(agent)
+    if self.mode == 'full':
+        own = self._copies[agent].named_parameters()
+        # a copy that carries a LoRA adapter (`adapt_copies`) trains the adapter only
+        return [(n, p) for n, p in own if '.lora_' in n] if self.lora is not None else list(own)
+    key = f'.{agent}.'
+    return [(n, p) for n, p in self._peft.named_parameters() if key in n and '.lora_' in n]
 
-    def parameters_of(self, agent: str) -> list[torch.nn.Parameter]:
-        "The parameters `agent` owns (for its own optimizer)."
-        return [p for _, p in self.named_parameters_of(agent)]
+# %% ../nbs/09_models.ipynb #efb74aff
+@patch
+def parameters_of(self: AgentModels, agent: str) -> list[torch.nn.Parameter]:
+    "The parameters `agent` owns (for its own optimizer)."
+    return [p for _, p in self.named_parameters_of(agent)]
 
-    @property
-    def base_model(self):
-        "The shared base (for LoRA it carries the injected adapter layers; use `reference()` to call it plainly)."
-        return self._peft.get_base_model() if self.mode == 'lora' else self._reference
+# %% ../nbs/09_models.ipynb #1c7acd43
+@patch(as_prop=True)
+def base_model(self: AgentModels):
+    "The shared base (for LoRA it carries the injected adapter layers; use `reference()` to call it plainly)."
+    return self._peft.get_base_model() if self.mode == 'lora' else self._reference
 
-    def summary(self) -> dict:
-        "Parameter counts: the base, and each agent's own (trainable) parameters."
-        base = sum(p.numel() for n, p in self.base_model.named_parameters() if '.lora_' not in n)
-        return {'mode': self.mode, 'base_parameters': base,
-                **{f'{a}_parameters': sum(p.numel() for p in self.parameters_of(a)) for a in self.agents}}
+# %% ../nbs/09_models.ipynb #413b1858
+@patch
+def summary(self: AgentModels) -> dict:
+    "Parameter counts: the base, and each agent's own (trainable) parameters."
+    base = sum(p.numel() for n, p in self.base_model.named_parameters() if '.lora_' not in n)
+    return {'mode': self.mode, 'base_parameters': base,
+            **{f'{a}_parameters': sum(p.numel() for p in self.parameters_of(a)) for a in self.agents}}
 
-    def __repr__(self):
-        s = self.summary()
-        how = f'LoRA r={self.lora.r}' if self.mode == 'lora' else 'full copies' + (f' with LoRA r={self.lora.r}' if self.lora else '')
-        own = ', '.join(f'{a} {s[f"{a}_parameters"]:,}' for a in self.agents)
-        return f'AgentModels({how} on {self.base_source or "a base"} of {s["base_parameters"]:,} parameters; own: {own}; active: {self.active})'
+# %% ../nbs/09_models.ipynb #3cedc218
+@patch
+def __repr__(self: AgentModels):
+    s = self.summary()
+    how = f'LoRA r={self.lora.r}' if self.mode == 'lora' else 'full copies' + (f' with LoRA r={self.lora.r}' if self.lora else '')
+    own = ', '.join(f'{a} {s[f"{a}_parameters"]:,}' for a in self.agents)
+    return f'AgentModels({how} on {self.base_source or "a base"} of {s["base_parameters"]:,} parameters; own: {own}; active: {self.active})'
 
 # %% ../nbs/09_models.ipynb #e78ec3df
 def _clean_base_state(peft_model) -> dict:
@@ -830,11 +904,13 @@ def _clean_base_state(peft_model) -> dict:
     sd = peft_model.get_base_model().state_dict()
     return {k.replace('.base_layer.', '.'): v for k, v in sd.items() if '.lora_' not in k}
 
+# %% ../nbs/09_models.ipynb #d483d84a
 def _versions() -> dict:
     import transformers, peft
     from cudarl_wb import __version__
     return dict(cudarl_wb=__version__, torch=torch.__version__, transformers=transformers.__version__, peft=peft.__version__)
 
+# %% ../nbs/09_models.ipynb #890d1b4d
 def _merged_state(peft_model) -> dict:
     "The weights of a model with its LoRA adapter merged in, as the plain model names them (the model is left as it is)."
     from peft.tuners.lora import LoraLayer
@@ -846,25 +922,32 @@ def _merged_state(peft_model) -> dict:
                 sd[f'{name}.weight'] = w + m.get_delta_weight(adapter).to(w.dtype)
     return sd
 
-def _save(self: AgentModels, path, save_base: bool | None = None) -> Path:
+# %% ../nbs/09_models.ipynb #862f4e66
+@patch
+def _save_weights(self: AgentModels, tmp: Path, save_base: bool):
+    "Each agent's parameters under `tmp/<agent>/`, and the base under `tmp/base/` when `save_base`; returns the base's config."
+    if self.mode == 'lora':
+        self._peft.save_pretrained(tmp, selected_adapters=list(self.agents))   # peft writes tmp/<agent>/
+        (tmp/'README.md').unlink(missing_ok=True)
+        if save_base: self.base_model.save_pretrained(tmp/'base', state_dict=_clean_base_state(self._peft))
+        return self.base_model.config
+    for a in self.agents:   # copies that carry adapters (`adapt_copies`) are saved merged: whole models again
+        m = self._copies[a]
+        if self.lora is None: m.save_pretrained(tmp/a)
+        else: m.get_base_model().save_pretrained(tmp/a, state_dict=_merged_state(m))
+    if save_base: self._reference.save_pretrained(tmp/'base')
+    return self._reference.config
+
+# %% ../nbs/09_models.ipynb #c8f2b682
+@patch
+def save(self: AgentModels, path, save_base: bool | None = None) -> Path:
     "Write each agent's parameters to `path/<agent>/` (with tokenizer and base config) and a manifest, atomically."
     path = Path(path)
     source = self.base_source
     if save_base is None:   # a preset's random weights cannot be rebuilt from a name
         save_base = source is None or source in MODEL_PRESETS
     with atomic_dir(path) as tmp:
-        if self.mode == 'lora':
-            self._peft.save_pretrained(tmp, selected_adapters=list(self.agents))   # peft writes tmp/<agent>/
-            (tmp/'README.md').unlink(missing_ok=True)
-            base_cfg = self.base_model.config
-            if save_base: self.base_model.save_pretrained(tmp/'base', state_dict=_clean_base_state(self._peft))
-        else:
-            for a in self.agents:   # copies that carry adapters (`adapt_copies`) are saved merged: whole models again
-                m = self._copies[a]
-                if self.lora is None: m.save_pretrained(tmp/a)
-                else: m.get_base_model().save_pretrained(tmp/a, state_dict=_merged_state(m))
-            base_cfg = self._reference.config
-            if save_base: self._reference.save_pretrained(tmp/'base')
+        base_cfg = self._save_weights(tmp, save_base)
         if save_base: self.tokenizer.save_pretrained(tmp/'base')
         for a in self.agents:
             if not (tmp/a).is_dir(): raise RuntimeError(f'{a}: nothing was written to {tmp/a}')
@@ -875,32 +958,27 @@ def _save(self: AgentModels, path, save_base: bool | None = None) -> Path:
             base_saved=bool(save_base), dtype=str(self.base_model.dtype).removeprefix('torch.'),
             lora=self.lora.to_dict() if self.lora else None, **_versions()))
     return path
-_save.__name__, _save.__qualname__ = 'save', 'AgentModels.save'
-AgentModels.save = _save
 
 # %% ../nbs/09_models.ipynb #fe28f5c9
 def _discover(path: Path) -> dict:
-    "A manifest for a folder of peft adapters that has none (the seeds' layout)."
+    "A manifest for a folder of peft adapters that has none (peft's own layout)."
     agents = sorted(p.name for p in path.iterdir() if (p/'adapter_config.json').exists())
     if not agents:
         raise FileNotFoundError(f'{path} holds no {AgentModels.MANIFEST} and no adapter folders (*/adapter_config.json)')
     base = json.loads((path/agents[0]/'adapter_config.json').read_text()).get('base_model_name_or_path')
     return dict(mode='lora', agents=agents, base=base, base_saved=(path/'base'/'config.json').exists())
 
+# %% ../nbs/09_models.ipynb #a955b711
 def read_manifest(path) -> dict:
     "What an agents folder holds (`mode`, `agents`, `base`, …): its manifest, or one made up from its peft adapters."
     path = Path(path)
     if not path.is_dir(): raise FileNotFoundError(f'no agent checkpoint at {path}')
     return json.loads((path/AgentModels.MANIFEST).read_text()) if (path/AgentModels.MANIFEST).exists() else _discover(path)
 
-def _load(cls, path, base=None, dtype=None, device=None, trainable: bool = True) -> AgentModels:
-    "Load agents saved by `save` (or a folder of peft adapters), on `base` (a model, a name, or None for the recorded one)."
-    from peft import PeftModel
-    path = Path(path)
-    man = read_manifest(path)                  # raises FileNotFoundError when there is no folder
-    agents = _check_agents(man['agents'])
-    dtype = dtype or man.get('dtype')          # by default, the dtype it was saved in
-    tok_dir = path/agents[0] if (path/agents[0]/'tokenizer_config.json').exists() else None
+# %% ../nbs/09_models.ipynb #874aa376
+def _load_base(path: Path, man: dict, base, dtype, device) -> tuple:
+    "The base model to put the agents on, and the tokenizer to use: `(base, tokenizer)`."
+    tok_dir = path/man['agents'][0] if (path/man['agents'][0]/'tokenizer_config.json').exists() else None
     tokenizer = load_tokenizer(tok_dir) if tok_dir else None
     if base is None or isinstance(base, (str, Path)):
         where = base if base is not None else (path/'base' if man.get('base_saved') else man.get('base'))
@@ -908,6 +986,18 @@ def _load(cls, path, base=None, dtype=None, device=None, trainable: bool = True)
         base, base_tok = load_model(where, dtype=dtype, device=device, tokenizer=tokenizer)
         tokenizer = tokenizer or base_tok
     if tokenizer is None: raise ModelUnavailableError(f'{path}: no tokenizer saved with the agents; pass a base by name')
+    return base, tokenizer
+
+# %% ../nbs/09_models.ipynb #e144ce6e
+@patch(cls_method=True)
+def load(cls: AgentModels, path, base=None, dtype=None, device=None, trainable: bool = True) -> AgentModels:
+    "Load agents saved by `save` (or a folder of peft adapters), on `base` (a model, a name, or None for the recorded one)."
+    from peft import PeftModel
+    path = Path(path)
+    man = read_manifest(path)                  # raises FileNotFoundError when there is no folder
+    agents = _check_agents(man['agents'])
+    dtype = dtype or man.get('dtype')          # by default, the dtype it was saved in
+    base, tokenizer = _load_base(path, {**man, 'agents': agents}, base, dtype, device)
     source = man.get('base') or base.config._name_or_path
     if man['mode'] == 'full':
         copies = {a: load_model(path/a, dtype=dtype or base.dtype, device=device or base.device, tokenizer=tokenizer)[0]
@@ -918,11 +1008,10 @@ def _load(cls, path, base=None, dtype=None, device=None, trainable: bool = True)
     for a in agents[1:]: model.load_adapter(str(path/a), adapter_name=a, is_trainable=trainable)
     lora = LoraSettings.from_dict(man['lora']) if man.get('lora') else LoraSettings.from_peft(model.peft_config[agents[0]])
     return cls(tokenizer, agents, 'lora', peft_model=model, lora=lora, base_source=source, trainable=trainable)
-_load.__name__, _load.__qualname__ = 'load', 'AgentModels.load'
-AgentModels.load = classmethod(_load)
 
 # %% ../nbs/09_models.ipynb #67cb11db
-def _adapt_copies(self: AgentModels, lora: LoraSettings | None = None, seed: int = 0) -> AgentModels:
+@patch
+def adapt_copies(self: AgentModels, lora: LoraSettings | None = None, seed: int = 0) -> AgentModels:
     "Give each full copy a LoRA adapter of its own and train only that (the copies' weights are frozen); returns self."
     from peft import get_peft_model
     if self.mode != 'full': raise ValueError(f'adapt_copies is for full copies; these agents are {self.mode!r} already')
@@ -934,21 +1023,25 @@ def _adapt_copies(self: AgentModels, lora: LoraSettings | None = None, seed: int
             self._copies[a].requires_grad_(False)
             self._copies[a] = get_peft_model(self._copies[a], self.lora.to_peft())
     return self
-_adapt_copies.__name__, _adapt_copies.__qualname__ = 'adapt_copies', 'AgentModels.adapt_copies'
-AgentModels.adapt_copies = _adapt_copies
-
 
 # %% ../nbs/09_models.ipynb #29fb18c5
+@dataclass
+class TokenizerTraining(Record):
+    "How `retrain-tokenizer` trains the tokenizer: the vocabulary asked for, where to write, and the corpus."
+    vocab_size: int = option(4096, 'tokens to ask for (BPE may stop earlier)')
+    out: str | None = option(None, 'folder to write; none: the shipped one in the package')
+    procedural: int = option(500, 'procedural tasks to include (train split)')
+    seed: int = option(0, 'seed of the corpus')
+
+# %% ../nbs/09_models.ipynb #fc279995
 def models_args(p: argparse.ArgumentParser):
     sub = p.add_subparsers(dest='action', metavar='ACTION', required=True)
     i = sub.add_parser('info', help='presets, parameter counts, the tokenizer and its compression')
     i.add_argument('--json', action='store_true', help='print JSON')
     r = sub.add_parser('retrain-tokenizer', help='train the byte-level BPE tokenizer on build_corpus()')
-    r.add_argument('--vocab-size', type=int, default=4096)
-    r.add_argument('--out', default=None, help='folder to write (default: the shipped one in the package)')
-    r.add_argument('--procedural', type=int, default=500, help='procedural tasks to include (train split)')
-    r.add_argument('--seed', type=int, default=0)
+    add_options(r, TokenizerTraining)
 
+# %% ../nbs/09_models.ipynb #ff9c23ec
 def models_info() -> dict:
     "Presets with parameter counts, and the shipped tokenizer with its compression on the corpus."
     tok = load_tokenizer()
@@ -961,15 +1054,20 @@ def models_info() -> dict:
                                up_to_date=trained_on.get('corpus_hash') == current,   # False: retrain it
                                compression={k: compression(tok, v) for k, v in corpus.items() if v}))
 
+# %% ../nbs/09_models.ipynb #12376875
+def retrain_tokenizer(cfg: TokenizerTraining) -> int:
+    "Train the tokenizer on `build_corpus()` as `cfg` says, write it, and print its compression per source."
+    out = Path(cfg.out) if cfg.out else shipped_tokenizer_dir()
+    corpus = build_corpus(procedural=cfg.procedural, seed=cfg.seed, by_source=True)
+    tok = train_tokenizer(corpus, vocab_size=cfg.vocab_size, out_dir=out,
+                          meta=dict(corpus=dict(procedural=cfg.procedural, seed=cfg.seed)))
+    for k, v in corpus.items(): print(f'{k:>10}: {len(v):5d} documents, {compression(tok, v)["chars_per_token"]:.2f} chars/token')
+    print(f'wrote {out} ({len(tok)} tokens)')
+    return 0
+
+# %% ../nbs/09_models.ipynb #a9da2481
 def models_command(args) -> int:
-    if args.action == 'retrain-tokenizer':
-        out = Path(args.out) if args.out else shipped_tokenizer_dir()
-        corpus = build_corpus(procedural=args.procedural, seed=args.seed, by_source=True)
-        tok = train_tokenizer(corpus, vocab_size=args.vocab_size, out_dir=out,
-                              meta=dict(corpus=dict(procedural=args.procedural, seed=args.seed)))
-        for k, v in corpus.items(): print(f'{k:>10}: {len(v):5d} documents, {compression(tok, v)["chars_per_token"]:.2f} chars/token')
-        print(f'wrote {out} ({len(tok)} tokens)')
-        return 0
+    if args.action == 'retrain-tokenizer': return retrain_tokenizer(from_options(TokenizerTraining, args))
     info = models_info()
     if args.json: print(json.dumps(info, indent=2)); return 0
     for p, d in info['presets'].items():
@@ -981,6 +1079,7 @@ def models_command(args) -> int:
     for k, c in t['compression'].items(): print(f"{k:>10}: {c['chars_per_token']:.2f} chars/token over {c['documents']} documents")
     return 0
 
+# %% ../nbs/09_models.ipynb #bf3a5f4a
 def _main(argv: list[str] | None = None) -> int:
     "`python -m cudarl_wb.models ACTION`."
     p = argparse.ArgumentParser(prog='python -m cudarl_wb.models', description='Presets, tokenizer and parameter counts.')
