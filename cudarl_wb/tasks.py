@@ -17,11 +17,12 @@ from fastcore.basics import patch
 from .core import *
 
 # %% auto #0
-__all__ = ['TASKS', 'TASK_RESOLVERS', 'TOLERANCES', 'C_TYPES', 'VECTOR_ADD', 'RELU', 'SOFTMAX_ROWS', 'MATMUL', 'PROC_UNARY',
-           'PROC_BINARY', 'PROC_FAMILIES', 'PROC_TEMPLATES', 'PROC_HELDOUT_PERCENT', 'Param', 'parse_signature',
-           'TensorSpec', 'draw', 'Task', 'register', 'get_task', 'tasks_by_tier', 'solution_path', 'load_solution',
-           'launcher', 'attention_reference', 'task_info', 'suite_table', 'check_task', 'ProceduralReference',
-           'composition_split', 'procedural_task', 'procedural_tasks', 'TaskListing', 'tasks_args', 'tasks_command']
+__all__ = ['INPUT_DRAWS', 'TASKS', 'TASK_RESOLVERS', 'TOLERANCES', 'C_TYPES', 'VECTOR_ADD', 'RELU', 'SOFTMAX_ROWS', 'MATMUL',
+           'PROC_UNARY', 'PROC_BINARY', 'PROC_FAMILIES', 'PROC_TEMPLATES', 'PROC_HELDOUT_PERCENT', 'Param',
+           'parse_signature', 'TensorSpec', 'draw', 'Task', 'DegenerateTask', 'degenerate_reason', 'register',
+           'get_task', 'tasks_by_tier', 'solution_path', 'load_solution', 'launcher', 'attention_reference',
+           'task_info', 'suite_table', 'check_task', 'ProceduralReference', 'composition_split', 'procedural_task',
+           'procedural_tasks', 'TaskListing', 'tasks_args', 'tasks_command']
 
 # %% ../nbs/02_tasks.ipynb #5e63e75c
 _PTR_DTYPES = {'float': 'float32', 'double': 'float64', 'half': 'float16', '__half': 'float16',
@@ -167,14 +168,66 @@ def check_contract(self: Task):
             if p.dtype != s.dtype: raise ValueError(f'{self.name}: {p.name} is {p.dtype} in C but {s.dtype} in the spec')
     return True
 
+# %% ../nbs/02_tasks.ipynb #758e517c
+INPUT_DRAWS = (('normal', 1.0), ('uniform', 100.0), ('heavy', 1.0), ('normal', 0.01), ('uniform', 1.0))
+
+class DegenerateTask(ValueError):
+    "A task whose reference output is one constant (or all zeros) on every input the benchmarker draws."
+
+# %% ../nbs/02_tasks.ipynb #4f8a2f57
+def _reference_draw(task: Task, sizes: dict, dist: str, scale: float, seed: int) -> list[torch.Tensor]:
+    "The reference's outputs, flat and in float64, on one draw of inputs."
+    xs = task.make_inputs(sizes, torch.Generator().manual_seed(seed), 'cpu', scale, dist)
+    try: outs = task.run_reference([x.double() if x.is_floating_point() else x for x in xs])
+    except Exception: outs = task.run_reference(xs)      # a reference that works in its own dtype only
+    return [torch.as_tensor(o).detach().reshape(-1).double() for o in outs]
+
+# %% ../nbs/02_tasks.ipynb #9c95df81
+def _fold_range(acc: list, ys: list[torch.Tensor]) -> list:
+    "Fold one draw's outputs into `acc`: per output [lowest, highest, largest |value|, finite seen, non-finite seen]."
+    acc = acc or [[math.inf, -math.inf, 0.0, False, False] for _ in ys]
+    for a, y in zip(acc, ys):
+        finite = torch.isfinite(y)
+        f = y if bool(finite.all()) else y[finite]
+        if f.numel():
+            lo, hi = torch.stack(torch.aminmax(f)).tolist()
+            a[:4] = min(a[0], lo), max(a[1], hi), max(a[2], abs(lo), abs(hi)), True
+        if f.numel() < y.numel(): a[4] = True
+    return acc
+
+def _informative(a: list, tol: float) -> bool:
+    lo, hi, top, finite, other = a
+    return (finite and other) or (finite and hi - lo > tol * top)
+
+# %% ../nbs/02_tasks.ipynb #eeed7f25
+def degenerate_reason(task: Task, draws=None, max_numel: int = 1 << 21) -> str | None:
+    "Why `task` is degenerate (its reference output is one constant on every input the benchmarker draws), or None."
+    draws = draws or task.extra.get('trial_plan') or INPUT_DRAWS
+    tol = 2 * (task.atol + task.rtol)          # a constant in the middle of the range is off by half of it
+    numel = lambda s: sum(x.numel for x in task.inputs(s) + task.outputs(s))
+    shapes = sorted(task.shapes, key=numel)
+    shapes = shapes[:1] + [s for s in shapes[1:] if numel(s) <= max_numel]
+    order = sorted(range(len(draws)), key=lambda t: draws[t][0] != 'uniform')   # uniform values are the cheapest to draw
+    acc = None
+    for si, sizes in enumerate(shapes):
+        for t in order:
+            acc = _fold_range(acc, _reference_draw(task, sizes, *draws[t], 1000 * si + t))
+            if any(_informative(a, tol) for a in acc): return None
+    outs = [p.name for p in task.params if p.role == 'out']
+    value = ', '.join(f'{n} = {(a[0] + a[1]) / 2:.6g}' if a[3] else f'{n} is never finite' for n, a in zip(outs, acc))
+    return (f'{task.name}: degenerate task: its reference gives one value everywhere ({value}) on all '
+            f'{len(draws) * len(shapes)} draws ({", ".join(d for d, _ in draws)}; shapes {"; ".join(map(task.shape_label, shapes))}), '
+            'so a kernel that writes that constant would pass')
+
 # %% ../nbs/02_tasks.ipynb #e4ee66cc
 TASKS: dict[str, Task] = {}
 TASK_RESOLVERS: list[Callable[[str], 'Task | None']] = []   # name → Task, for tasks made on demand
 
 def register(task: Task, replace: bool = False) -> Task:
-    "Check `task`'s contract and add it to `TASKS`."
+    "Check `task`'s contract, refuse it where it is degenerate (`DegenerateTask`), and add it to `TASKS`."
     task.check_contract()
     if task.name in TASKS and not replace: raise KeyError(f'task {task.name!r} is already registered')
+    if (why := degenerate_reason(task)): raise DegenerateTask(why)
     TASKS[task.name] = task
     return task
 
@@ -1047,9 +1100,11 @@ def _procedural_task(seed: int, family: str) -> Task:
     b = _BUILDERS[family](seed, d)
     split = composition_split(b['composition'])
     ref = ProceduralReference(family, d['inputs'], d['expr'], d.get('reduce', ''), d.get('post'))
-    return Task(f'proc_{family}_{seed}', b['tier'], b['description'], b['signature'], ref, b['inputs'], b['outputs'],
+    task = Task(f'proc_{family}_{seed}', b['tier'], b['description'], b['signature'], ref, b['inputs'], b['outputs'],
                 b['shapes'], solution=b['solution'], flops=b['flops'], reduction=b['reduction'], family='procedural',
                 tags=('procedural', family), extra=dict(seed=seed, generator=family, composition=b['composition'], split=split, math=b['math']))
+    if (why := degenerate_reason(task)): raise DegenerateTask(why)
+    return task
 
 # %% ../nbs/02_tasks.ipynb #ddd72851
 def procedural_task(seed: int, family: str | None = None) -> Task:
@@ -1068,7 +1123,8 @@ def procedural_tasks(n: int, seed: int = 0, split: str | None = 'train', family:
     out, keys, s = [], set(), seed
     while len(out) < n:
         if s - seed > 200 * n + 1000: raise RuntimeError(f'found only {len(out)} distinct {split} compositions of {family or "any family"}')
-        t = procedural_task(s, family)
+        try: t = procedural_task(s, family)
+        except DegenerateTask: s += 1; continue
         if (split is None or t.extra['split'] == split) and t.extra['composition'] not in keys:
             out.append(t); keys.add(t.extra['composition'])
         s += 1
@@ -1079,7 +1135,9 @@ _PROC_NAME = re.compile(r'proc_(elementwise|rowreduce|broadcast)_(\d+)')
 
 def _resolve_procedural(name: str) -> Task | None:
     m = _PROC_NAME.fullmatch(name)
-    return procedural_task(int(m.group(2)), m.group(1)) if m else None
+    if not m: return None
+    try: return procedural_task(int(m.group(2)), m.group(1))
+    except DegenerateTask as e: raise KeyError(f'no task {name!r}: {e}') from None
 
 if _resolve_procedural not in TASK_RESOLVERS: TASK_RESOLVERS.append(_resolve_procedural)
 
