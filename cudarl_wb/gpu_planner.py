@@ -10,14 +10,8 @@ from __future__ import annotations
 import argparse, json, math, os, re, sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from fastcore.basics import patch
 from .core import *
-try: from fastcore.basics import patch
-except ImportError:   # a bare GPU host without fastcore: the one thing we use from it
-    def patch(f):
-        "Add `f` as a method of the class named in its `self` annotation."
-        cls = f.__annotations__['self']
-        setattr(globals()[cls] if isinstance(cls, str) else cls, f.__name__, f)
-        return f
 
 # %% auto #0
 __all__ = ['GIB', 'CARDS', 'BUILTIN_MODELS', 'DEFAULT_MODEL', 'CONTEXT_GIB', 'HEADROOM', 'MAX_UTIL', 'EVALUATOR_GIB',
@@ -44,6 +38,7 @@ class CardSpec:
     @property
     def name(self) -> str: return f'{self.family}-{self.marketed_gb}GB'
 
+# %% ../nbs/01_gpu_planner.ipynb #469b10f6
 CARDS = [CardSpec(*row) for row in [
     # family   GB   GiB     TFLOP/s  GB/s   cc
     ('V100',    16,  15.8,   125,     900,  '7.0'),
@@ -69,6 +64,7 @@ CARDS = [CardSpec(*row) for row in [
 _ALIASES = {'RTXA6000': 'A6000', '4090': 'RTX4090', '3090': 'RTX3090', '5090': 'RTX5090',
             'GEFORCERTX4090': 'RTX4090', 'GEFORCERTX3090': 'RTX3090', 'GEFORCERTX5090': 'RTX5090'}
 
+# %% ../nbs/01_gpu_planner.ipynb #00890955
 def _norm_card(name: str) -> str:
     "Upper case, no vendor words, letters and digits only: 'NVIDIA GeForce RTX 4090' -> 'RTX4090'."
     s = re.sub(r'NVIDIA|GEFORCE|TESLA|QUADRO', '', name.upper())
@@ -116,6 +112,7 @@ class GPU(Record):
         if self.index < 0: return 'cpu'
         return f'node {self.node} gpu {self.index}' if nodes > 1 else f'gpu {self.index}'
 
+# %% ../nbs/01_gpu_planner.ipynb #c53d2e7a
 @dataclass
 class Inventory(Record):
     "The GPUs (and CPU, RAM) a plan may use."
@@ -130,21 +127,26 @@ class Inventory(Record):
     @property
     def nodes(self) -> int: return max((g.node for g in self.gpus), default=0) + 1
     def node_gpus(self, node: int) -> list[GPU]: return [g for g in self.gpus if g.node == node]
-    def describe(self) -> str:
-        "Short text: '8× V100-16GB' or '2 nodes × 8× H100-80GB' or '2× H100-80GB + 2× A10-24GB'."
-        if self.empty: return 'no GPU'
-        def one(gs):
-            counts = {}
-            for g in gs: counts[g.name] = counts.get(g.name, 0) + 1
-            return ' + '.join(f'{n}× {k}' for k, n in counts.items())
-        per = [one(self.node_gpus(n)) for n in range(self.nodes)]
-        if self.nodes > 1 and len(set(per)) == 1: return f'{self.nodes} nodes × {per[0]}'
-        return ' | '.join(per)
+
+# %% ../nbs/01_gpu_planner.ipynb #59de9851
+def _count_cards(gs) -> str:
+    counts = {}
+    for g in gs: counts[g.name] = counts.get(g.name, 0) + 1
+    return ' + '.join(f'{n}× {k}' for k, n in counts.items())
+
+@patch
+def describe(self: Inventory) -> str:
+    "Short text: '8× V100-16GB' or '2 nodes × 8× H100-80GB' or '2× H100-80GB + 2× A10-24GB'."
+    if self.empty: return 'no GPU'
+    per = [_count_cards(self.node_gpus(n)) for n in range(self.nodes)]
+    if self.nodes > 1 and len(set(per)) == 1: return f'{self.nodes} nodes × {per[0]}'
+    return ' | '.join(per)
 
 # %% ../nbs/01_gpu_planner.ipynb #ec949146
 class InventoryError(ValueError):
     "A described inventory that cannot be read; the message names the bad part."
 
+# %% ../nbs/01_gpu_planner.ipynb #860d4ace
 _PART = re.compile(r'^(?:(\d+)\s*[x×*]\s*)?(?:(\d+)\s*[x×*]\s*)?([A-Za-z][A-Za-z0-9 _.-]*?)'
                    r'(?:-\s*(\d+(?:\.\d+)?)\s*(GB|GIB|G|TB|MB)?)?$', re.I)
 
@@ -171,10 +173,9 @@ def _card_for(part: str, name: str, mem: str | None, unit: str | None) -> CardSp
     # a size the table lacks (a new variant): its own memory, the family's speed
     return replace(variants[0], marketed_gb=int(want) if want == int(want) else want, memory_gib=want)
 
-def parse_inventory(spec: str) -> Inventory:
-    "Read a described inventory such as `8xV100-16GB`, `2xH100-80GB,2xA10-24GB` or `2x8xH100-80GB`."
-    if not isinstance(spec, str) or not spec.strip():
-        raise InventoryError('empty GPU inventory: describe it as e.g. 8xH100-80GB')
+# %% ../nbs/01_gpu_planner.ipynb #ca2c27cb
+def _inventory_parts(spec: str) -> list[list[tuple[CardSpec, int]]]:
+    "The nodes of a described inventory, each a list of (card, count): parts without a node count first, on one node."
     flat, nodes = [], []       # parts on the shared node; whole nodes
     for raw in spec.split(','):
         part = raw.strip()
@@ -191,7 +192,11 @@ def parse_inventory(spec: str) -> Inventory:
         if count > 64: raise InventoryError(f'bad GPU inventory {spec!r}: part {part!r}: {count} GPUs on one node?')
         if n_nodes is None: flat.append((card, count))
         else: nodes += [[(card, count)]] * n_nodes
-    layout = ([flat] if flat else []) + nodes
+    return ([flat] if flat else []) + nodes
+
+# %% ../nbs/01_gpu_planner.ipynb #4123a568
+def _numbered_gpus(layout: list[list[tuple[CardSpec, int]]]) -> list[GPU]:
+    "One `GPU` per card of each node, indexed from 0 on every node."
     gpus = []
     for node, parts in enumerate(layout):
         i = 0
@@ -200,7 +205,14 @@ def parse_inventory(spec: str) -> Inventory:
                 gpus.append(GPU(i, card.name, card.memory_gib, node, None, card.capability, card.tflops,
                                 card.bandwidth_gbs))
                 i += 1
-    return Inventory(gpus, 'described', spec)
+    return gpus
+
+# %% ../nbs/01_gpu_planner.ipynb #72975e5d
+def parse_inventory(spec: str) -> Inventory:
+    "Read a described inventory such as `8xV100-16GB`, `2xH100-80GB,2xA10-24GB` or `2x8xH100-80GB`."
+    if not isinstance(spec, str) or not spec.strip():
+        raise InventoryError('empty GPU inventory: describe it as e.g. 8xH100-80GB')
+    return Inventory(_numbered_gpus(_inventory_parts(spec)), 'described', spec)
 
 # %% ../nbs/01_gpu_planner.ipynb #ca1fd388
 def machine_cpus_ram() -> tuple[int, float | None]:
@@ -219,11 +231,33 @@ def machine_cpus_ram() -> tuple[int, float | None]:
     except (OSError, KeyError, ValueError): pass
     return cpus, ram
 
+# %% ../nbs/01_gpu_planner.ipynb #b8d63c84
 def _visible_filter() -> list[str] | None:
     "The entries of CUDA_VISIBLE_DEVICES, or None when it is not set."
     v = os.environ.get('CUDA_VISIBLE_DEVICES')
     return None if v is None else [x.strip() for x in v.split(',') if x.strip()]
 
+# %% ../nbs/01_gpu_planner.ipynb #6e6816d7
+def _visible_rows(found: list[tuple], want: list[str] | None) -> list[tuple] | None:
+    "The rows (physical index, uuid, ...) that `want` names, in its order; None for MIG slices (left to torch)."
+    if want is None: return found
+    if any(w.startswith('MIG') for w in want): return None
+    pick = lambda w: next((f for f in found if w == f[0] or f[1].startswith(w)), None)
+    return [f for f in map(pick, want) if f is not None]
+
+# %% ../nbs/01_gpu_planner.ipynb #9df532a4
+def _nvml_rows(pynvml) -> list[tuple]:
+    "(physical index, uuid, name, total GiB, free GiB, capability) of every card NVML sees."
+    text = lambda v: v.decode() if isinstance(v, bytes) else v
+    found = []
+    for i in range(pynvml.nvmlDeviceGetCount()):
+        h = pynvml.nvmlDeviceGetHandleByIndex(i)
+        mem = pynvml.nvmlDeviceGetMemoryInfo(h)
+        cc = '.'.join(map(str, pynvml.nvmlDeviceGetCudaComputeCapability(h)))
+        found.append((str(i), text(pynvml.nvmlDeviceGetUUID(h)), text(pynvml.nvmlDeviceGetName(h)), mem.total / GIB, mem.free / GIB, cc))
+    return found
+
+# %% ../nbs/01_gpu_planner.ipynb #506f6857
 def _nvml_gpus() -> list[GPU] | None:
     "The visible GPUs through NVML, or None when NVML is missing or cannot say."
     try:
@@ -231,21 +265,8 @@ def _nvml_gpus() -> list[GPU] | None:
         pynvml.nvmlInit()
     except Exception: return None
     try:
-        found = []
-        for i in range(pynvml.nvmlDeviceGetCount()):
-            h = pynvml.nvmlDeviceGetHandleByIndex(i)
-            name = pynvml.nvmlDeviceGetName(h)
-            name = name.decode() if isinstance(name, bytes) else name
-            uuid = pynvml.nvmlDeviceGetUUID(h)
-            uuid = uuid.decode() if isinstance(uuid, bytes) else uuid
-            mem = pynvml.nvmlDeviceGetMemoryInfo(h)
-            cc = '.'.join(map(str, pynvml.nvmlDeviceGetCudaComputeCapability(h)))
-            found.append((str(i), uuid, name, mem.total / GIB, mem.free / GIB, cc))
-        want = _visible_filter()
-        if want is not None:
-            if any(w.startswith('MIG') for w in want): return None
-            pick = lambda w: next((f for f in found if w == f[0] or f[1].startswith(w)), None)
-            found = [f for f in map(pick, want) if f is not None]
+        found = _visible_rows(_nvml_rows(pynvml), _visible_filter())
+        if found is None: return None
         gpus = []
         for index, (phys, uuid, name, total, free, cc) in enumerate(found):
             card = match_card(name, total)
@@ -257,6 +278,7 @@ def _nvml_gpus() -> list[GPU] | None:
         try: pynvml.nvmlShutdown()
         except Exception: pass
 
+# %% ../nbs/01_gpu_planner.ipynb #37b8b85f
 def _torch_gpus() -> list[GPU]:
     try:
         import torch
@@ -273,6 +295,7 @@ def _torch_gpus() -> list[GPU]:
         return gpus
     except Exception: return []
 
+# %% ../nbs/01_gpu_planner.ipynb #3a29fb87
 def detect_inventory() -> Inventory:
     "This machine's GPUs (NVML, else torch), CPU cores and RAM; an empty inventory where there is no GPU."
     cpus, ram = machine_cpus_ram()
@@ -286,6 +309,7 @@ def detect_inventory() -> Inventory:
 class ModelError(ValueError):
     "A model name or folder the planner cannot resolve to a shape."
 
+# %% ../nbs/01_gpu_planner.ipynb #61e11e73
 @dataclass
 class ModelSpec(Record):
     "The shape of a decoder-only transformer (Llama/Qwen kind) and where it came from."
@@ -320,15 +344,19 @@ class ModelSpec(Record):
         per_layer = self.layer_linear_params + 2 * h + ((q + 2 * kv) if self.qkv_bias else 0)
         return self.vocab * h * (1 if self.tied else 2) + self.layers * per_layer + h
 
-    def kv_bytes_per_token(self, bytes_per_value: float = 2, tp: int = 1) -> float:
-        "KV-cache bytes per token on one of `tp` tensor-parallel ranks (K and V, every layer)."
-        heads_per_rank = max(1, self.kv_heads // tp)   # fewer KV heads than ranks: each rank keeps one copy
-        return 2 * self.layers * heads_per_rank * self.hd * bytes_per_value
+# %% ../nbs/01_gpu_planner.ipynb #12aa2c1e
+@patch
+def kv_bytes_per_token(self: ModelSpec, bytes_per_value: float = 2, tp: int = 1) -> float:
+    "KV-cache bytes per token on one of `tp` tensor-parallel ranks (K and V, every layer)."
+    heads_per_rank = max(1, self.kv_heads // tp)   # fewer KV heads than ranks: each rank keeps one copy
+    return 2 * self.layers * heads_per_rank * self.hd * bytes_per_value
 
-    def lora_params(self, rank: int) -> int:
-        "Parameters of a rank-`rank` LoRA adapter on all seven linear maps of every layer."
-        h, q, kv, i = self.hidden, self.heads * self.hd, self.kv_heads * self.hd, self.intermediate
-        return rank * self.layers * ((h + q) + 2 * (h + kv) + (q + h) + 2 * (h + i) + (i + h))
+# %% ../nbs/01_gpu_planner.ipynb #1c7c07d6
+@patch
+def lora_params(self: ModelSpec, rank: int) -> int:
+    "Parameters of a rank-`rank` LoRA adapter on all seven linear maps of every layer."
+    h, q, kv, i = self.hidden, self.heads * self.hd, self.kv_heads * self.hd, self.intermediate
+    return rank * self.layers * ((h + q) + 2 * (h + kv) + (q + h) + 2 * (h + i) + (i + h))
 
 # %% ../nbs/01_gpu_planner.ipynb #a4b694c4
 _QWEN25 = dict(qkv_bias=True)
@@ -363,11 +391,13 @@ BUILTIN_MODELS['kevin-32b'] = BUILTIN_MODELS['qwq-32b']
 BUILTIN_MODELS['meta-llama-3.1-8b'] = BUILTIN_MODELS['llama-3.1-8b']
 DEFAULT_MODEL = 'small'
 
+# %% ../nbs/01_gpu_planner.ipynb #d84030e1
 def _short_name(name: str) -> str:
     "'Qwen/Qwen2.5-Coder-7B-Instruct' -> 'qwen2.5-coder-7b'."
     s = name.strip().rstrip('/').split('/')[-1].lower()
     return re.sub(r'-(instruct|base|chat|it|preview)$', '', s)
 
+# %% ../nbs/01_gpu_planner.ipynb #196d7093
 def builtin_model(name: str) -> ModelSpec | None:
     "The built-in shape for a Hub name or short name, or None."
     row = BUILTIN_MODELS.get(_short_name(name))
@@ -394,6 +424,7 @@ def model_from_config(cfg: dict, name: str = 'model', source: str = 'config.json
     kw['qkv_bias'] = bool(cfg.get('attention_bias', False) or cfg.get('model_type') == 'qwen2')
     return ModelSpec(name, source=source, **kw)
 
+# %% ../nbs/01_gpu_planner.ipynb #174f1b35
 def _estimated_model(params: float) -> ModelSpec:
     if not params or params < 1e6: raise ModelError(f'--model-params {params!r}: give a count such as 7e9')
     sizes = ['qwen2.5-0.5b', 'qwen2.5-1.5b', 'qwen2.5-3b', 'qwen2.5-7b', 'qwen2.5-14b', 'qwen2.5-32b', 'qwen2.5-72b']
@@ -403,6 +434,7 @@ def _estimated_model(params: float) -> ModelSpec:
     return replace(base, name=f'{params/1e9:.3g}B parameters', layers=layers,
                    source=f'estimated from the parameter count ({_short_name(base.name)}-like shape)')
 
+# %% ../nbs/01_gpu_planner.ipynb #9244e228
 def resolve_model(model: str | None = None, params: float | None = None) -> ModelSpec:
     "A model's shape from a parameter count, a local folder or config.json, the built-in table, or the HF cache."
     if params is not None: return _estimated_model(float(params))
@@ -435,12 +467,14 @@ VLLM_BATCHED_TOKENS = 8192   # vLLM's chunked-prefill budget: bounds its activat
 DTYPE_BYTES = {'fp32': 4, 'bf16': 2, 'fp16': 2}
 QUANT_BYTES = {'none': None, '8bit': 1.0, '4bit': 0.5625}   # NF4: 4 bits + an fp32 scale per 64 values
 
+# %% ../nbs/01_gpu_planner.ipynb #605ebf7d
 def weights_gib(m: ModelSpec, dtype: str = 'bf16', quant: str = 'none') -> float:
     "Memory of the model's weights in `dtype`, with the linear maps quantized to `quant`."
     b, q = DTYPE_BYTES[dtype], QUANT_BYTES[quant]
     if q is None: return m.params * b / GIB
     return (m.linear_params * q + (m.params - m.linear_params) * b) / GIB
 
+# %% ../nbs/01_gpu_planner.ipynb #2dcd9a91
 def activation_gib(m: ModelSpec, micro_batch: int, seq_len: int, dtype: str = 'bf16', checkpointing: bool = True) -> dict:
     "Peak training activations of one micro-batch: kept layer inputs, one layer's working set, logits."
     b, tokens = DTYPE_BYTES[dtype], micro_batch * seq_len
@@ -453,32 +487,35 @@ ROLES = ('rollout', 'generator', 'optimizer', 'reference', 'evaluator', 'trainer
 
 @dataclass
 class PlanConfig(Record):
-    "The knobs of a training run that decide its memory."
-    dtype: str = 'auto'              # 'auto' | 'bf16' | 'fp16' | 'fp32'
-    lora: bool = True                # False: full fine-tuning of both agents
-    lora_rank: int = 16
-    quant: str = 'none'              # the frozen base: 'none' | '8bit' | '4bit'
-    rollout_batch: int = 8           # tasks per step
-    group_size: int = 8              # GRPO samples per task
-    seq_len: int = 4096              # tokens of prompt + all turns
-    micro_batch: int = 1             # sequences per learner forward/backward
-    engine: str = 'auto'             # rollout: 'vllm' | 'hf' | 'auto'
+    "The knobs of a training run that decide its memory; the fields with help are `cudarl-wb plan`'s flags."
+    dtype: str = option('auto', 'training dtype: bf16 where every card has it, else fp16; fp32 on the CPU',
+                        choices=['auto', 'bf16', 'fp16', 'fp32'])
+    lora: bool = True                # False: full fine-tuning of both agents (--full-finetune)
+    lora_rank: int = option(16, 'rank of the LoRA adapters')
+    quant: str = option('none', 'frozen base in 8-bit or 4-bit (LoRA only)', choices=list(QUANT_BYTES))
+    rollout_batch: int = option(8, 'tasks per step')
+    group_size: int = option(8, 'GRPO samples per task')
+    seq_len: int = option(4096, 'tokens of prompt and all turns')
+    micro_batch: int = option(1, 'sequences per learner forward/backward')
+    engine: str = option('auto', 'rollout engine', choices=['auto', 'vllm', 'hf'])
     evaluator_gib: float = EVALUATOR_GIB
     gradient_checkpointing: bool = True
     @property
     def conversations(self) -> int: return self.rollout_batch * self.group_size
 
-    def check(self):
-        "Raise ValueError on settings that contradict each other or make no sense."
-        if self.dtype not in ('auto', *DTYPE_BYTES): raise ValueError(f'dtype {self.dtype!r}: use auto, bf16, fp16 or fp32')
-        if self.quant not in QUANT_BYTES: raise ValueError(f'quant {self.quant!r}: use none, 8bit or 4bit')
-        if self.quant != 'none' and not self.lora:
-            raise ValueError(f'a {self.quant} base is frozen: it needs LoRA (drop --full-finetune or --quant)')
-        if self.engine not in ('auto', 'vllm', 'hf'): raise ValueError(f'engine {self.engine!r}: use auto, vllm or hf')
-        for k in ('lora_rank', 'rollout_batch', 'group_size', 'seq_len', 'micro_batch'):
-            v = getattr(self, k)
-            if not isinstance(v, int) or v < 1: raise ValueError(f'{k} must be a positive integer, not {v!r}')
-        return self
+# %% ../nbs/01_gpu_planner.ipynb #f7854ced
+@patch
+def check(self: PlanConfig):
+    "Raise ValueError on settings that contradict each other or make no sense."
+    if self.dtype not in ('auto', *DTYPE_BYTES): raise ValueError(f'dtype {self.dtype!r}: use auto, bf16, fp16 or fp32')
+    if self.quant not in QUANT_BYTES: raise ValueError(f'quant {self.quant!r}: use none, 8bit or 4bit')
+    if self.quant != 'none' and not self.lora:
+        raise ValueError(f'a {self.quant} base is frozen: it needs LoRA (drop --full-finetune or --quant)')
+    if self.engine not in ('auto', 'vllm', 'hf'): raise ValueError(f'engine {self.engine!r}: use auto, vllm or hf')
+    for k in ('lora_rank', 'rollout_batch', 'group_size', 'seq_len', 'micro_batch'):
+        v = getattr(self, k)
+        if not isinstance(v, int) or v < 1: raise ValueError(f'{k} must be a positive integer, not {v!r}')
+    return self
 
 # %% ../nbs/01_gpu_planner.ipynb #96c28517
 @dataclass
@@ -490,6 +527,7 @@ class Load(Record):
     phase: str = 'resident'          # 'resident' | 'rollout' | 'train'
     process: str = ''
 
+# %% ../nbs/01_gpu_planner.ipynb #f9830c1f
 @dataclass
 class CardUse(Record):
     "A card (or the CPU's RAM) and the loads placed on it."
@@ -545,6 +583,7 @@ def valid_tp(m: ModelSpec, tp: int) -> bool:
     "Whether vLLM can split this model over `tp` ranks."
     return m.heads % tp == 0 and (m.kv_heads % tp == 0 or tp % m.kv_heads == 0)
 
+# %% ../nbs/01_gpu_planner.ipynb #2e25e39b
 def rollout_fixed_loads(m: ModelSpec, cfg: PlanConfig, dtype: str, tp: int, engine: str, phase: str = 'resident',
                         process: str = 'rollout', shares_weights: bool = False) -> list[Load]:
     "The rollout's loads on each of its cards, before the KV cache."
@@ -558,11 +597,13 @@ def rollout_fixed_loads(m: ModelSpec, cfg: PlanConfig, dtype: str, tp: int, engi
         loads.append(Load('rollout', 'workspace (CUDA graphs, prefill chunk, sampler)', work, phase, process))
     return loads
 
+# %% ../nbs/01_gpu_planner.ipynb #6449595f
 def hf_workspace_gib(m: ModelSpec, cfg: PlanConfig, dtype: str) -> float:
     "HF `generate`'s working memory per conversation in flight: its prefill (a quarter of the sequence) and sampling logits."
     width = 3 * m.hidden + 3 * m.intermediate
     return (max(1, cfg.seq_len // 4) * width * DTYPE_BYTES[dtype] + m.vocab * 8) / GIB
 
+# %% ../nbs/01_gpu_planner.ipynb #4c6e1ac4
 def kv_gib_per_sequence(m: ModelSpec, cfg: PlanConfig, dtype: str, tp: int = 1) -> float:
     "KV cache of one full-length conversation on one tensor-parallel rank."
     return m.kv_bytes_per_token(DTYPE_BYTES[dtype], tp) * cfg.seq_len / GIB
@@ -577,17 +618,21 @@ class Group(Record):
     agents: list[str] = field(default_factory=list)
     trainer_cards: list[str] = field(default_factory=list)
 
+# %% ../nbs/01_gpu_planner.ipynb #51e6c80b
 @dataclass
 class Layout(Record):
+    "Named groups of processes on cards, and a sentence on why."
     name: str
     groups: list[Group]
     why: str = ''
 
+# %% ../nbs/01_gpu_planner.ipynb #d00f6d50
 def _by_size(gpus: list[GPU]) -> list[GPU]:
     return sorted(gpus, key=lambda g: (-(g.free_gib if g.free_gib is not None else g.memory_gib), g.index))
 
+# %% ../nbs/01_gpu_planner.ipynb #fd7706b3
 def split_layout(inv: Inventory, r: int, shared_agents: bool = False) -> Layout | None:
-    "The seeds' layout with `r` rollout cards on node 0 (agents on one card if `shared_agents`), or None if it cannot be laid."
+    "The count rule's layout with `r` rollout cards on node 0 (agents on one card if `shared_agents`), or None if it cannot be laid."
     node0 = _by_size(inv.node_gpus(0))
     n, others = len(node0), [g.key for g in inv.gpus if g.node > 0]
     if r >= n: return None
@@ -613,6 +658,7 @@ def split_layout(inv: Inventory, r: int, shared_agents: bool = False) -> Layout 
                Group('evaluator', 'evaluator', [agents.key])]
     return Layout(f'split-r{r}', groups, f'split: rollout on {r}, both agents and the evaluator share one card, {len(trainers)} trainer')
 
+# %% ../nbs/01_gpu_planner.ipynb #6ee3cbb0
 def hybrid_layout(inv: Inventory) -> Layout:
     "Every card runs learners and a sleeping rollout engine in one process; the evaluator shares the smallest."
     node0 = _by_size(inv.node_gpus(0))
@@ -621,6 +667,7 @@ def hybrid_layout(inv: Inventory) -> Layout:
                              Group('evaluator', 'evaluator', [node0[-1].key])],
                   'hybrid: learners and a sleeping rollout engine time-share every card')
 
+# %% ../nbs/01_gpu_planner.ipynb #17e1eee9
 def candidate_layouts(inv: Inventory) -> list[Layout]:
     "Layouts to try, most preferred first."
     if len(inv.gpus) == 1: return [hybrid_layout(inv)]
@@ -650,6 +697,7 @@ class Problem(Record):
                 f'where {max(self.free_gib, 0):.1f} GiB is free for it' + (f' beside {self.beside}' if self.beside else '')
                 + (f': {self.detail}' if self.detail else ''))
 
+# %% ../nbs/01_gpu_planner.ipynb #48aea0d9
 @dataclass
 class Placement(Record):
     "A layout filled with loads, and whether it fits."
@@ -665,18 +713,16 @@ class Placement(Record):
     @property
     def fits(self) -> bool: return not self.problems
 
+# %% ../nbs/01_gpu_planner.ipynb #00a949e0
 def _gib(x: float) -> str: return f'{x:.1f}' if x >= 0.1 else f'{x:.2f}'
 
 def _detail(loads) -> str:
     return ' + '.join(f'{l.what} {_gib(l.gib)}' for l in loads if l.gib >= 0.005)
 
-def evaluate_layout(layout: Layout, inv: Inventory, m: ModelSpec, cfg: PlanConfig, dtype: str, engine: str) -> Placement:
-    "Fill `layout` with loads for model `m` and check every card."
-    by_key = {g.key: g for g in inv.gpus}
-    nodes = inv.nodes
-    fresh = lambda: {k: CardUse(g) for k, g in by_key.items()}
-    uses = fresh()
-    rollout_group = None
+# %% ../nbs/01_gpu_planner.ipynb #e55b1bdc
+def _fixed_uses(layout: Layout, inv: Inventory, m: ModelSpec, cfg: PlanConfig, dtype: str) -> dict[str, CardUse]:
+    "Every card of `inv` with the learners' and the evaluator's loads of `layout` on it."
+    uses = {g.key: CardUse(g) for g in inv.gpus}
     for grp in layout.groups:
         if grp.kind in ('learners', 'hybrid'):
             for key in grp.cards:
@@ -687,39 +733,48 @@ def evaluate_layout(layout: Layout, inv: Inventory, m: ModelSpec, cfg: PlanConfi
             for key in grp.cards:
                 if uses[key].is_cpu: uses[key].loads.append(Load('evaluator', 'nvcc compile workers (compile-only)', 1.0, 'resident', 'evaluator'))
                 else: uses[key].loads.append(Load('evaluator', 'benchmark worker', cfg.evaluator_gib, 'resident', 'evaluator'))
-        if grp.kind in ('rollout', 'hybrid'): rollout_group = grp
-    place = Placement(layout, [], dtype, engine)
-    hybrid = rollout_group.kind == 'hybrid'
+    return uses
+
+# %% ../nbs/01_gpu_planner.ipynb #9e50ae98
+def _rollout_try(uses: dict, group: Group, m: ModelSpec, cfg: PlanConfig, dtype: str, tp: int, engine: str, nodes: int):
+    "Place the rollout of `group` at `tp` on a copy of `uses`: (cards, sequences per rank, utilisations, problem or None)."
+    hybrid = group.kind == 'hybrid'
     phase = 'rollout' if hybrid else 'resident'
-    cards = rollout_group.cards
+    trial = {k: CardUse(u.gpu, list(u.loads)) for k, u in uses.items()}
+    per_seq = kv_gib_per_sequence(m, cfg, dtype, tp)
+    work = hf_workspace_gib(m, cfg, dtype) if engine == 'hf' else 0.0
+    seqs_per_rank, utils = [], []
+    for key in group.cards:
+        u = trial[key]
+        fixed = rollout_fixed_loads(m, cfg, dtype, tp, engine, phase, group.process, hybrid and engine == 'hf')
+        u.loads += fixed
+        fixed_gib = sum(l.gib for l in fixed)
+        if hybrid: room = u.usable_gib - u.context_gib - u.phase_gib('resident') - u.phase_gib('rollout')
+        else: room = u.usable_gib - u.peak_gib()
+        if engine == 'vllm': room = min(room + fixed_gib, MAX_UTIL * u.gpu.memory_gib) - fixed_gib
+        n_seq = max(0, int(room // (per_seq + work))) if not math.isinf(room) else cfg.conversations
+        if engine == 'hf': n_seq = min(n_seq, cfg.conversations)
+        if n_seq < 1:
+            return trial, seqs_per_rank, utils, Problem(
+                'rollout', fixed_gib + per_seq + work, u.gpu.label(nodes), u.gpu.memory_gib, room + fixed_gib,
+                _detail(fixed) + f' + KV for one {cfg.seq_len}-token sequence {per_seq + work:.1f}' + (f' (tp {tp})' if tp > 1 else ''),
+                u.gpu.name)
+        u.loads.append(Load('rollout', f'KV cache: {n_seq} sequences of {cfg.seq_len}', room if engine == 'vllm' else n_seq * per_seq,
+                            phase, group.process))
+        if work: u.loads.append(Load('rollout', f'generate workspace for {n_seq}', n_seq * work, phase, group.process))
+        seqs_per_rank.append(n_seq)
+        utils.append(sum(l.gib for l in u.loads if l.role == 'rollout') / u.gpu.memory_gib if u.gpu.memory_gib else 0)
+    return trial, seqs_per_rank, utils, None
+
+# %% ../nbs/01_gpu_planner.ipynb #c2b50c01
+def _best_rollout(uses: dict, group: Group, by_key: dict, m: ModelSpec, cfg: PlanConfig, dtype: str, engine: str, nodes: int):
+    "(conversations held, tp, cards, problem, utilisation) of the best try, or None where no tp can split the model."
+    cards = group.cards
     per_node = min(len([c for c in cards if by_key[c].node == n]) or 1 for n in {by_key[c].node for c in cards})
     best = None
     for tp in [t for t in (1, 2, 4, 8) if t <= per_node and len(cards) % t == 0 and valid_tp(m, t)]:
         if engine == 'hf' and tp > 1: break
-        trial = {k: CardUse(u.gpu, list(u.loads)) for k, u in uses.items()}
-        per_seq = kv_gib_per_sequence(m, cfg, dtype, tp)
-        work = hf_workspace_gib(m, cfg, dtype) if engine == 'hf' else 0.0
-        seqs_per_rank, utils, short = [], [], None
-        for key in cards:
-            u = trial[key]
-            fixed = rollout_fixed_loads(m, cfg, dtype, tp, engine, phase, rollout_group.process, hybrid and engine == 'hf')
-            u.loads += fixed
-            fixed_gib = sum(l.gib for l in fixed)
-            if hybrid: room = u.usable_gib - u.context_gib - u.phase_gib('resident') - u.phase_gib('rollout')
-            else: room = u.usable_gib - u.peak_gib()
-            if engine == 'vllm': room = min(room + fixed_gib, MAX_UTIL * u.gpu.memory_gib) - fixed_gib
-            n_seq = max(0, int(room // (per_seq + work))) if not math.isinf(room) else cfg.conversations
-            if engine == 'hf': n_seq = min(n_seq, cfg.conversations)
-            if n_seq < 1:
-                short = Problem('rollout', fixed_gib + per_seq + work, u.gpu.label(nodes), u.gpu.memory_gib, room + fixed_gib,
-                                _detail(fixed) + f' + KV for one {cfg.seq_len}-token sequence {per_seq + work:.1f}'
-                                + (f' (tp {tp})' if tp > 1 else ''), u.gpu.name)
-                break
-            u.loads.append(Load('rollout', f'KV cache: {n_seq} sequences of {cfg.seq_len}', room if engine == 'vllm' else n_seq * per_seq,
-                                phase, rollout_group.process))
-            if work: u.loads.append(Load('rollout', f'generate workspace for {n_seq}', n_seq * work, phase, rollout_group.process))
-            seqs_per_rank.append(n_seq)
-            utils.append(sum(l.gib for l in u.loads if l.role == 'rollout') / u.gpu.memory_gib if u.gpu.memory_gib else 0)
+        trial, seqs_per_rank, utils, short = _rollout_try(uses, group, m, cfg, dtype, tp, engine, nodes)
         if short:
             if best is None or best[0] is None: best = (None, tp, trial, short, None)
             continue
@@ -727,25 +782,41 @@ def evaluate_layout(layout: Layout, inv: Inventory, m: ModelSpec, cfg: PlanConfi
         cand = (total, tp, trial, None, math.floor(min(utils) * 100) / 100)
         if best is None or best[0] is None or (best[0] < cfg.conversations and total > best[0]): best = cand
         if total >= cfg.conversations: break
-    if best is None:   # no valid tensor-parallel size at all
-        place.uses = list(uses.values())
-        place.problems.append(Problem('rollout', weights_gib(m, dtype, cfg.quant), 'any card', None, 0,
-                                      f'{m.heads} heads / {m.kv_heads} KV heads cannot be split over {len(cards)} cards'))
-        return place
-    total, place.tp, trial, short, util = best
-    place.uses = list(trial.values())
-    place.replicas = len(cards) // place.tp
-    if short: place.problems.append(short)
-    else: place.kv_sequences, place.gpu_memory_utilization = total, (util if engine == 'vllm' else None)
-    for u in place.uses:
+    return best
+
+# %% ../nbs/01_gpu_planner.ipynb #00acf1a6
+def _card_problems(uses: list[CardUse], nodes: int, skip_rollout: bool = False) -> list[Problem]:
+    "A `Problem` for each card over its usable memory, blaming its largest role (not the rollout if `skip_rollout`)."
+    out = []
+    for u in uses:
         if u.fits or not u.loads: continue
-        roles = [r for r in dict.fromkeys(l.role for l in u.loads) if not (short and r == 'rollout')]
+        roles = [r for r in dict.fromkeys(l.role for l in u.loads) if not (skip_rollout and r == 'rollout')]
         if not roles: continue
         role = max(roles, key=u.role_gib)
         need = u.peak_gib() - u.peak_gib(without=role)
         beside = ', '.join(f'{r} {u.role_gib(r):.1f}' for r in roles if r != role and u.role_gib(r) >= 0.05)
-        place.problems.append(Problem(role, need, u.gpu.label(nodes), u.gpu.memory_gib, u.usable_gib - u.peak_gib(without=role),
-                                      _detail([l for l in u.loads if l.role == role]), u.gpu.name, beside))
+        out.append(Problem(role, need, u.gpu.label(nodes), u.gpu.memory_gib, u.usable_gib - u.peak_gib(without=role),
+                           _detail([l for l in u.loads if l.role == role]), u.gpu.name, beside))
+    return out
+
+# %% ../nbs/01_gpu_planner.ipynb #d6099b2f
+def evaluate_layout(layout: Layout, inv: Inventory, m: ModelSpec, cfg: PlanConfig, dtype: str, engine: str) -> Placement:
+    "Fill `layout` with loads for model `m` and check every card."
+    uses = _fixed_uses(layout, inv, m, cfg, dtype)
+    group = next(g for g in layout.groups if g.kind in ('rollout', 'hybrid'))
+    place = Placement(layout, [], dtype, engine)
+    best = _best_rollout(uses, group, {g.key: g for g in inv.gpus}, m, cfg, dtype, engine, inv.nodes)
+    if best is None:   # no valid tensor-parallel size at all
+        place.uses = list(uses.values())
+        place.problems.append(Problem('rollout', weights_gib(m, dtype, cfg.quant), 'any card', None, 0,
+                                      f'{m.heads} heads / {m.kv_heads} KV heads cannot be split over {len(group.cards)} cards'))
+        return place
+    total, place.tp, trial, short, util = best
+    place.uses = list(trial.values())
+    place.replicas = len(group.cards) // place.tp
+    if short: place.problems.append(short)
+    else: place.kv_sequences, place.gpu_memory_utilization = total, (util if engine == 'vllm' else None)
+    place.problems += _card_problems(place.uses, inv.nodes, skip_rollout=bool(short))
     place.problems.sort(key=lambda p: max(p.free_gib, 0) - p.need_gib)      # the largest shortfall first
     return place
 
@@ -759,6 +830,7 @@ class PlanError(Exception):
         return {'error': str(self), 'problem': self.problem.to_dict() if self.problem else None,
                 'suggestions': self.suggestions}
 
+# %% ../nbs/01_gpu_planner.ipynb #94a520bf
 def resolve_dtype(dtype: str, inv: Inventory) -> str:
     "bf16 where every card has it, fp16 on older cards, fp32 on the CPU; an explicit bf16 on a card without it is an error."
     if inv.empty: return 'fp32' if dtype == 'auto' else dtype
@@ -770,9 +842,6 @@ def resolve_dtype(dtype: str, inv: Inventory) -> str:
     return dtype
 
 # %% ../nbs/01_gpu_planner.ipynb #e6274e69
-_COLORS = {'rollout': '#4C72B0', 'generator': '#DD8452', 'optimizer': '#55A868', 'reference': '#8172B3',
-           'evaluator': '#C44E52', 'trainer': '#937860', 'context': '#BBBBBB'}
-
 @dataclass
 class Plan(Record):
     "Where every role runs, what it holds, and the settings that follow."
@@ -803,13 +872,15 @@ class Plan(Record):
         if not cards: raise KeyError(f'{role!r} has no card on node {node}')
         return f'cuda:{min(g.index for g in cards)}'
 
-    def env(self, role: str, node: int = 0) -> dict:
-        "Environment for a process of `role` on node `node`: CUDA_VISIBLE_DEVICES and friends."
-        base = {'CUDARL_ROLE': role, 'CUDA_DEVICE_ORDER': 'PCI_BUS_ID'}
-        if self.cpu_only: self.cards_of(role); return {**base, 'CUDA_VISIBLE_DEVICES': ''}
-        cards = sorted((g for g in self.cards_of(role) if g.node == node), key=lambda g: g.index)
-        if not cards: raise KeyError(f'{role!r} has no card on node {node}')
-        return {**base, 'CUDA_VISIBLE_DEVICES': ','.join(g.visible_id for g in cards)}
+# %% ../nbs/01_gpu_planner.ipynb #a7de61a4
+@patch
+def env(self: Plan, role: str, node: int = 0) -> dict:
+    "Environment for a process of `role` on node `node`: CUDA_VISIBLE_DEVICES and friends."
+    base = {'CUDARL_ROLE': role, 'CUDA_DEVICE_ORDER': 'PCI_BUS_ID'}
+    if self.cpu_only: self.cards_of(role); return {**base, 'CUDA_VISIBLE_DEVICES': ''}
+    cards = sorted((g for g in self.cards_of(role) if g.node == node), key=lambda g: g.index)
+    if not cards: raise KeyError(f'{role!r} has no card on node {node}')
+    return {**base, 'CUDA_VISIBLE_DEVICES': ','.join(g.visible_id for g in cards)}
 
 # %% ../nbs/01_gpu_planner.ipynb #3c3d76ba
 @patch
@@ -832,6 +903,31 @@ def table(self: Plan):
     return pd.DataFrame(rows)
 
 # %% ../nbs/01_gpu_planner.ipynb #6682f86c
+_COLORS = {'rollout': '#4C72B0', 'generator': '#DD8452', 'optimizer': '#55A868', 'reference': '#8172B3',
+           'evaluator': '#C44E52', 'trainer': '#937860', 'context': '#BBBBBB'}
+
+def _card_bar(ax, y: int, u: CardUse, xmax: float) -> set:
+    "Draw card `u` as bar `y`: contexts, resident loads, the larger phase (hatched when time-shared); the roles drawn."
+    top = u.gpu.memory_gib if u.gpu.memory_gib is not None else u.peak_gib()
+    ax.barh(y, top, color='#F2F2F2', edgecolor='#999999', height=0.7)
+    x, seen = 0.0, set()
+    def seg(width, role, hatch=None):
+        nonlocal x
+        if width <= 0.01: return
+        ax.barh(y, width, left=x, color=_COLORS[role], height=0.55, hatch=hatch, edgecolor='white', linewidth=0.5)
+        if width > 0.012 * xmax * len(role): ax.text(x + width / 2, y, role, ha='center', va='center', fontsize=7, color='white')
+        x += width; seen.add(role)
+    seg(u.context_gib, 'context')
+    for role in dict.fromkeys(l.role for l in u.loads): seg(sum(l.gib for l in u.loads if l.role == role and l.phase == 'resident'), role)
+    r, t = u.phase_gib('rollout'), u.phase_gib('train')
+    phase = 'rollout' if r >= t else 'train'
+    for role in dict.fromkeys(l.role for l in u.loads):
+        seg(sum(l.gib for l in u.loads if l.role == role and l.phase == phase), role, '//' if min(r, t) > 0 else None)
+    if not math.isinf(u.usable_gib): ax.plot([u.usable_gib] * 2, [y - 0.4, y + 0.4], ls='--', color='black', lw=1)
+    ax.text(top * 1.01, y, f'{u.peak_gib():.1f} / {top:.1f} GiB', va='center', fontsize=8)
+    return seen
+
+# %% ../nbs/01_gpu_planner.ipynb #541755e1
 @patch
 def plot(self: Plan, ax=None):
     "A picture of the cards and what sits on each (matplotlib figure)."
@@ -841,25 +937,7 @@ def plot(self: Plan, ax=None):
     if ax is None: fig, ax = plt.subplots(figsize=(10, 0.6 * len(uses) + 1.8))
     else: fig = ax.figure
     seen, xmax = set(), max((u.gpu.memory_gib or u.peak_gib()) for u in uses)
-    for y, u in enumerate(uses):
-        top = u.gpu.memory_gib if u.gpu.memory_gib is not None else u.peak_gib()
-        ax.barh(y, top, color='#F2F2F2', edgecolor='#999999', height=0.7)
-        x = 0.0
-        def seg(width, role, hatch=None):
-            nonlocal x
-            if width <= 0.01: return
-            ax.barh(y, width, left=x, color=_COLORS[role], height=0.55, hatch=hatch, edgecolor='white', linewidth=0.5)
-            if width > 0.012 * xmax * len(role): ax.text(x + width / 2, y, role, ha='center', va='center', fontsize=7, color='white')
-            x += width; seen.add(role)
-        seg(u.context_gib, 'context')
-        for role in dict.fromkeys(l.role for l in u.loads): seg(sum(l.gib for l in u.loads if l.role == role and l.phase == 'resident'), role)
-        r, t = u.phase_gib('rollout'), u.phase_gib('train')
-        phase = 'rollout' if r >= t else 'train'
-        shared = min(r, t) > 0
-        for role in dict.fromkeys(l.role for l in u.loads):
-            seg(sum(l.gib for l in u.loads if l.role == role and l.phase == phase), role, '//' if shared else None)
-        if not math.isinf(u.usable_gib): ax.plot([u.usable_gib] * 2, [y - 0.4, y + 0.4], ls='--', color='black', lw=1)
-        ax.text(top * 1.01, y, f'{u.peak_gib():.1f} / {top:.1f} GiB', va='center', fontsize=8)
+    for y, u in enumerate(uses): seen |= _card_bar(ax, y, u, xmax)
     def roles(u): return ', '.join(r for r in dict.fromkeys(l.role for l in u.loads) if r != 'reference')
     ax.set_yticks(range(len(uses)), [f'{u.gpu.label(nodes)}  {u.gpu.name}\n{roles(u)}' for u in uses], fontsize=8)
     ax.invert_yaxis()
@@ -902,6 +980,7 @@ def ray_verl(self: Plan) -> dict:
             'data.train_batch_size': cfg.rollout_batch,
             'ray_kwargs.ray_init.num_cpus': inv.cpus}
 
+# %% ../nbs/01_gpu_planner.ipynb #6e837ac3
 @patch
 def verl_overrides(self: Plan) -> list[str]:
     "`ray_verl()` as hydra command-line overrides (`key=value`), the Nones left out."
@@ -921,10 +1000,43 @@ def _cards_text(gpus: list[GPU], nodes: int) -> str:
         out.append((f'node {node} ' if nodes > 1 else '') + 'gpu ' + ', '.join(runs))
     return '; '.join(out) or '-'
 
+# %% ../nbs/01_gpu_planner.ipynb #3cf5b8e5
 def compile_workers(cpus: int | None) -> int:
     "Parallel nvcc builds: one per core, leaving one core for the trainer."
     return max(1, min((cpus or 4) - 1, 16))
 
+# %% ../nbs/01_gpu_planner.ipynb #fff510a9
+@patch
+def _role_line(self: Plan, role: str) -> str | None:
+    "The summary's line for `role`, or None where it has no card."
+    cards, p, cfg, inv = self.cards_of(role), self.placement, self.config, self.inventory
+    if not cards: return None
+    text = _cards_text(cards, inv.nodes)
+    if role == 'rollout':
+        eng = (f'vLLM tp {p.tp} × {p.replicas} replica(s), gpu_memory_utilization {p.gpu_memory_utilization}'
+               if p.engine == 'vllm' else 'HF generate in the trainer process')
+        text += f': {eng}; KV cache holds {p.kv_sequences} of {cfg.conversations} conversations'
+    if role == 'reference': text += (': the learners\' base with adapters off' if cfg.lora else ': a frozen copy per learner')
+    if role == 'evaluator': text += f': {len(cards)} benchmark worker(s), {compile_workers(inv.cpus)} nvcc build(s) in parallel'
+    return f'  {role:<10} {text}'
+
+# %% ../nbs/01_gpu_planner.ipynb #990059bb
+@patch
+def _cards_lines(self: Plan) -> list[str]:
+    "The summary's lines on the cards (a plan with GPUs)."
+    inv, p = self.inventory, self.placement
+    lines = [f'cards: {inv.describe()} ({inv.source}) · layout: {p.layout.why}']
+    lines += [l for l in map(self._role_line, ROLES) if l]
+    lines.append('  peak: ' + ' · '.join(f'{u.gpu.label(inv.nodes)} {u.peak_gib():.1f}/{u.gpu.memory_gib:.1f}' for u in p.uses) + ' GiB')
+    try:
+        v = self.ray_verl()
+        lines.append(f"verl: nnodes {v['trainer.nnodes']}, n_gpus_per_node {v['trainer.n_gpus_per_node']}, "
+                     f"tensor_model_parallel_size {v['actor_rollout_ref.rollout.tensor_model_parallel_size']}, "
+                     f"gpu_memory_utilization {v['actor_rollout_ref.rollout.gpu_memory_utilization']}")
+    except PlanError as e: lines.append(f'verl: cannot run here: {e}')
+    return lines
+
+# %% ../nbs/01_gpu_planner.ipynb #40cf729c
 @patch
 def summary(self: Plan) -> str:
     "A few lines for people: the model, the cards, where each role runs, warnings."
@@ -937,31 +1049,13 @@ def summary(self: Plan) -> str:
                   '(nvcc builds each kernel; nothing can run it).',
                   f'CPU: {inv.cpus} cores, {ram}; peak need {p.uses[0].peak_gib():.1f} GiB; '
                   f'{compile_workers(inv.cpus)} parallel nvcc build(s).']
-    else:
-        lines.append(f'cards: {inv.describe()} ({inv.source}) · layout: {p.layout.why}')
-        for role in ROLES:
-            cards = self.cards_of(role)
-            if not cards: continue
-            text = _cards_text(cards, inv.nodes)
-            if role == 'rollout':
-                eng = (f'vLLM tp {p.tp} × {p.replicas} replica(s), gpu_memory_utilization {p.gpu_memory_utilization}'
-                       if p.engine == 'vllm' else 'HF generate in the trainer process')
-                text += f': {eng}; KV cache holds {p.kv_sequences} of {cfg.conversations} conversations'
-            if role == 'reference': text += (': the learners\' base with adapters off' if cfg.lora else ': a frozen copy per learner')
-            if role == 'evaluator': text += f': {len(cards)} benchmark worker(s), {compile_workers(inv.cpus)} nvcc build(s) in parallel'
-            lines.append(f'  {role:<10} {text}')
-        lines.append('  peak: ' + ' · '.join(f'{u.gpu.label(inv.nodes)} {u.peak_gib():.1f}/{u.gpu.memory_gib:.1f}' for u in p.uses) + ' GiB')
-        try:
-            v = self.ray_verl()
-            lines.append(f"verl: nnodes {v['trainer.nnodes']}, n_gpus_per_node {v['trainer.n_gpus_per_node']}, "
-                         f"tensor_model_parallel_size {v['actor_rollout_ref.rollout.tensor_model_parallel_size']}, "
-                         f"gpu_memory_utilization {v['actor_rollout_ref.rollout.gpu_memory_utilization']}")
-        except PlanError as e: lines.append(f'verl: cannot run here: {e}')
+    else: lines += self._cards_lines()
     if m.name == DEFAULT_MODEL:
         lines.append(f"(model: the project's offline '{DEFAULT_MODEL}' model, the default; choose another with --model)")
     lines += [f'note: {n}' for n in self.notes] + [f'warning: {w}' for w in self.warnings]
     return '\n'.join(lines)
 
+# %% ../nbs/01_gpu_planner.ipynb #c67f106c
 @patch
 def to_dict(self: Plan) -> dict:
     "Everything, as JSON-ready data: the records, plus roles with their cards, env and device, and verl's settings."
@@ -987,53 +1081,47 @@ def _inventory(inventory) -> Inventory:
         return parse_inventory(inventory)
     raise InventoryError(f'inventory: expected a description such as 8xH100-80GB, got {inventory!r}')
 
+# %% ../nbs/01_gpu_planner.ipynb #1d81d4da
 def _cpu_placement(inv: Inventory, m: ModelSpec, cfg: PlanConfig, dtype: str) -> Placement:
     cpu = GPU(-1, 'RAM', round(inv.ram_gib, 1) if inv.ram_gib else None)
     lay = Layout('cpu', [Group('hybrid', 'trainer', [cpu.key], ['generator', 'optimizer']), Group('evaluator', 'evaluator', [cpu.key])],
                  'cpu: one process runs generation and training in turn; the evaluator only compiles')
     return evaluate_layout(lay, Inventory([cpu]), m, cfg, dtype, 'hf')
 
+# %% ../nbs/01_gpu_planner.ipynb #6f6ba970
+def _plan_cpu(m: ModelSpec, inv: Inventory, cfg: PlanConfig, dtype: str, notes: list[str]) -> Plan:
+    "The plan on the CPU: everything in one process; PlanError where RAM is too small."
+    p = _cpu_placement(inv, m, cfg, dtype)
+    if not p.fits:
+        raise PlanError(_fail_text(m, inv, cfg, dtype) + f'\n  cpu: {p.problems[0]}\n'
+                        'Would fit: a smaller model (--model small), --seq-len, or a GPU machine', p.problems[0])
+    warnings = []
+    if p.kv_sequences < cfg.conversations:
+        warnings.append(f'RAM holds the KV cache of {p.kv_sequences} of {cfg.conversations} conversations: generation runs in waves')
+    return Plan(m, inv, cfg, p, None, warnings, notes)
+
+# %% ../nbs/01_gpu_planner.ipynb #d2e71232
 def _fail_text(m, inv, cfg, dtype) -> str:
     mode = f'LoRA r{cfg.lora_rank}' + (f', {cfg.quant} base' if cfg.quant != 'none' else '') if cfg.lora else 'full fine-tuning'
     return (f'{m.name} ({m.params/1e9:.2f} B parameters) does not fit on {inv.describe() if not inv.empty else "the CPU"} '
             f'({mode}, {dtype}, {cfg.conversations} conversations of {cfg.seq_len} tokens, micro-batch {cfg.micro_batch}).')
 
-def plan_training(model: str | ModelSpec | None = None, inventory: Inventory | str | None = None, *,
-                  model_params: float | None = None, lora: bool = True, lora_rank: int = 16, quant: str = 'none',
-                  dtype: str = 'auto', rollout_batch: int = 8, group_size: int = 8, seq_len: int = 4096,
-                  micro_batch: int = 1, engine: str = 'auto', suggest: bool = True) -> Plan:
-    "Place every role of a training run on `inventory` (this machine by default); PlanError when it cannot fit."
-    m = model if isinstance(model, ModelSpec) else resolve_model(model, model_params)
-    inv = _inventory(inventory)
-    cfg = PlanConfig(dtype, lora, lora_rank, quant, rollout_batch, group_size, seq_len, micro_batch, engine).check()
-    dt = resolve_dtype(cfg.dtype, inv)
-    notes, warnings = [], []
-    if 'estimated' in m.source: notes.append(f'the model shape is {m.source}: the KV cache is an estimate')
-    if inv.empty:
-        p = _cpu_placement(inv, m, cfg, dt)
-        if not p.fits:
-            raise PlanError(_fail_text(m, inv, cfg, dt) + f'\n  cpu: {p.problems[0]}\n'
-                            'Would fit: a smaller model (--model small), --seq-len, or a GPU machine', p.problems[0])
-        plan = Plan(m, inv, cfg, p, None, warnings, notes)
-        if p.kv_sequences < cfg.conversations:
-            warnings.append(f'RAM holds the KV cache of {p.kv_sequences} of {cfg.conversations} conversations: generation runs in waves')
-        return plan
-    eng = cfg.engine if cfg.engine != 'auto' else ('hf' if len(inv.gpus) == 1 else 'vllm')
-    tried = []
-    for lay in candidate_layouts(inv):
-        tried.append(evaluate_layout(lay, inv, m, cfg, dt, eng))
-        if tried[-1].fits: break
-    if not tried[-1].fits:
-        lines = [_fail_text(m, inv, cfg, dt), f'  {tried[0].layout.name}: {tried[0].problems[0]}']
-        lines += [f'  also tried {p.layout.name}: {p.problems[0]}' for p in tried[1:]]
-        sugg = suggest_fixes(m, inv, cfg) if suggest else []
-        lines.append('Would fit: ' + '; '.join(sugg) if sugg else
-                     'Nothing tried fits (LoRA, a 4-bit base, shorter sequences, more or bigger cards): choose a smaller model')
-        raise PlanError('\n'.join(lines), tried[0].problems[0], [p.problems[0] for p in tried[1:]], sugg)
-    p = tried[-1]
-    hybrid = p if (p.layout.name == 'hybrid' and p.engine == 'vllm') else evaluate_layout(hybrid_layout(inv), inv, m, cfg, dt, 'vllm')
+# %% ../nbs/01_gpu_planner.ipynb #a217e2e6
+def _no_fit(m: ModelSpec, inv: Inventory, cfg: PlanConfig, dtype: str, tried: list[Placement], suggest: bool) -> PlanError:
+    "The error for a run that no layout fits: each layout's first problem, and the changes that would fit."
+    lines = [_fail_text(m, inv, cfg, dtype), f'  {tried[0].layout.name}: {tried[0].problems[0]}']
+    lines += [f'  also tried {p.layout.name}: {p.problems[0]}' for p in tried[1:]]
+    sugg = suggest_fixes(m, inv, cfg) if suggest else []
+    lines.append('Would fit: ' + '; '.join(sugg) if sugg else
+                 'Nothing tried fits (LoRA, a 4-bit base, shorter sequences, more or bigger cards): choose a smaller model')
+    return PlanError('\n'.join(lines), tried[0].problems[0], [p.problems[0] for p in tried[1:]], sugg)
+
+# %% ../nbs/01_gpu_planner.ipynb #f10b82ac
+def _plan_remarks(inv: Inventory, cfg: PlanConfig, dtype: str, tried: list[Placement]) -> tuple[list[str], list[str]]:
+    "(notes, warnings) on the placement `tried[-1]` that fits."
+    p, notes, warnings = tried[-1], [], []
     if len(tried) > 1: notes.append(f'the preferred layout {tried[0].layout.name} does not fit ({tried[0].problems[0]}); using {p.layout.name}')
-    if dt == 'fp16' and cfg.dtype == 'auto': notes.append('fp16, since a card here has no bf16 (compute capability < 8.0): keep loss scaling on')
+    if dtype == 'fp16' and cfg.dtype == 'auto': notes.append('fp16, since a card here has no bf16 (compute capability < 8.0): keep loss scaling on')
     if p.kv_sequences < cfg.conversations:
         warnings.append(f'the KV cache holds {p.kv_sequences} of {cfg.conversations} conversations at once: '
                         f'generation runs in {math.ceil(cfg.conversations / max(1, p.kv_sequences))} waves')
@@ -1043,20 +1131,50 @@ def plan_training(model: str | ModelSpec | None = None, inventory: Inventory | s
                         '(time the reference in the same window, and compare medians)')
     if inv.nodes > 1 and len({len(inv.node_gpus(n)) for n in range(inv.nodes)}) > 1:
         warnings.append('nodes have different card counts: verl uses the smallest count on every node')
-    return Plan(m, inv, cfg, p, hybrid, warnings, notes)
+    return notes, warnings
+
+# %% ../nbs/01_gpu_planner.ipynb #740aa509
+def plan_training(model: str | ModelSpec | None = None, inventory: Inventory | str | None = None, *,
+                  model_params: float | None = None, lora: bool = True, lora_rank: int = 16, quant: str = 'none',
+                  dtype: str = 'auto', rollout_batch: int = 8, group_size: int = 8, seq_len: int = 4096,
+                  micro_batch: int = 1, engine: str = 'auto', suggest: bool = True) -> Plan:
+    "Place every role of a training run on `inventory` (this machine by default); PlanError when it cannot fit."
+    m = model if isinstance(model, ModelSpec) else resolve_model(model, model_params)
+    inv = _inventory(inventory)
+    cfg = PlanConfig(dtype, lora, lora_rank, quant, rollout_batch, group_size, seq_len, micro_batch, engine).check()
+    dt = resolve_dtype(cfg.dtype, inv)
+    shape_notes = [f'the model shape is {m.source}: the KV cache is an estimate'] if 'estimated' in m.source else []
+    if inv.empty: return _plan_cpu(m, inv, cfg, dt, shape_notes)
+    eng = cfg.engine if cfg.engine != 'auto' else ('hf' if len(inv.gpus) == 1 else 'vllm')
+    tried = []
+    for lay in candidate_layouts(inv):
+        tried.append(evaluate_layout(lay, inv, m, cfg, dt, eng))
+        if tried[-1].fits: break
+    if not tried[-1].fits: raise _no_fit(m, inv, cfg, dt, tried, suggest)
+    p = tried[-1]
+    hybrid = p if (p.layout.name == 'hybrid' and p.engine == 'vllm') else evaluate_layout(hybrid_layout(inv), inv, m, cfg, dt, 'vllm')
+    notes, warnings = _plan_remarks(inv, cfg, dt, tried)
+    return Plan(m, inv, cfg, p, hybrid, warnings, shape_notes + notes)
 
 # %% ../nbs/01_gpu_planner.ipynb #6348d549
 def _card_spec_name(g: GPU) -> str:
     return g.name if re.search(r'-\d+(\.\d+)?GB$', g.name) else f'{_norm_card(g.name) or "GPU"}-{round(g.memory_gib)}GB'
 
-def suggest_fixes(m: ModelSpec, inv: Inventory, cfg: PlanConfig, limit: int = 5) -> list[str]:
-    "Changes (as `cudarl-wb plan` flags) that make the plan fit, each checked by planning again."
+# %% ../nbs/01_gpu_planner.ipynb #51b5e438
+def _run_changes(cfg: PlanConfig) -> list[tuple[str, dict]]:
+    "(flags, settings) of the changes to a run that may make it fit: LoRA, a 4-bit base, micro-batch 1, shorter sequences."
     changes = []
     if not cfg.lora: changes += [('--lora', dict(lora=True)), ('--lora --quant 4bit', dict(lora=True, quant='4bit'))]
     elif cfg.quant != '4bit': changes.append(('--quant 4bit', dict(quant='4bit')))
     if cfg.micro_batch > 1: changes.append((f'--micro-batch 1', dict(micro_batch=1)))
     for s in (cfg.seq_len // 2, cfg.seq_len // 4):
         if s >= 1024: changes.append((f'--seq-len {s}', dict(seq_len=s)))
+    return changes
+
+# %% ../nbs/01_gpu_planner.ipynb #e978f5e1
+def suggest_fixes(m: ModelSpec, inv: Inventory, cfg: PlanConfig, limit: int = 5) -> list[str]:
+    "Changes (as `cudarl-wb plan` flags) that make the plan fit, each checked by planning again."
+    changes = _run_changes(cfg)
     base = dict(lora=cfg.lora, lora_rank=cfg.lora_rank, quant=cfg.quant, dtype=cfg.dtype, rollout_batch=cfg.rollout_batch,
                 group_size=cfg.group_size, seq_len=cfg.seq_len, micro_batch=cfg.micro_batch, engine=cfg.engine)
     def fits(inventory, **kw):
@@ -1076,32 +1194,41 @@ def suggest_fixes(m: ModelSpec, inv: Inventory, cfg: PlanConfig, limit: int = 5)
 
 # %% ../nbs/01_gpu_planner.ipynb #e00fb920
 def plan_args(p: argparse.ArgumentParser):
-    "Declare `cudarl-wb plan`'s arguments."
+    "Declare `cudarl-wb plan`'s arguments: the inventory, the model, and `PlanConfig`'s options."
     p.add_argument('--gpus', help="inventory to plan for, e.g. 8xV100-16GB, 2xH100-80GB,2xA10-24GB, 2x8xH100-80GB, cpu "
                                   "(default: this machine's GPUs)")
     g = p.add_mutually_exclusive_group()
     g.add_argument('--model', help=f'Hub name, short name or local folder with config.json (default: {DEFAULT_MODEL})')
     g.add_argument('--model-params', type=float, help='parameter count instead of a model, e.g. 7e9')
-    p.add_argument('--dtype', default='auto', choices=['auto', 'bf16', 'fp16', 'fp32'])
-    ft = p.add_mutually_exclusive_group()
+    add_options(p, PlanConfig, skip=('lora', 'evaluator_gib', 'gradient_checkpointing'))
+    ft = p.add_mutually_exclusive_group()   # two flags for one field: add_options would make it --no-lora
     ft.add_argument('--lora', dest='lora', action='store_true', default=True, help='LoRA adapters over a frozen base (default)')
     ft.add_argument('--full-finetune', dest='lora', action='store_false', help='train all weights of both agents')
-    p.add_argument('--lora-rank', type=int, default=16)
-    p.add_argument('--quant', default='none', choices=list(QUANT_BYTES), help='frozen base in 8-bit or 4-bit (LoRA only)')
-    p.add_argument('--rollout-batch', type=int, default=8, help='tasks per step')
-    p.add_argument('--group-size', type=int, default=8, help='GRPO samples per task')
-    p.add_argument('--seq-len', type=int, default=4096, help='tokens of prompt and all turns')
-    p.add_argument('--micro-batch', type=int, default=1, help='sequences per learner forward/backward')
-    p.add_argument('--engine', default='auto', choices=['auto', 'vllm', 'hf'], help='rollout engine')
     p.add_argument('--json', action='store_true', help='print the plan as JSON')
     p.add_argument('--plot', metavar='FILE', help='write the picture of the cards to FILE (png, svg, pdf)')
 
+# %% ../nbs/01_gpu_planner.ipynb #b491e138
+def _print_plan_table(plan: Plan):
+    "Print `plan.table()` with rich; nothing where rich or pandas is missing (the summary is enough)."
+    try:
+        from rich.console import Console
+        from rich.table import Table
+        df = plan.table()
+    except ImportError: return
+    t = Table(show_lines=False)
+    cols = ['card', 'name', 'role', 'gib', 'holds', 'peak_gib', 'free_gib']
+    for c in cols: t.add_column(c, overflow='fold')
+    for row in df[cols].itertuples(index=False): t.add_row(*['' if v is None else str(v) for v in row])
+    Console(width=160).print(t)
+
+# %% ../nbs/01_gpu_planner.ipynb #cf2e85a1
 def plan_command(args) -> int:
     "Run `cudarl-wb plan`: 0 with a plan, 1 when it does not fit, 2 on bad input."
+    cfg = from_options(PlanConfig, args)
     try:
-        plan = plan_training(args.model, args.gpus, model_params=args.model_params, lora=args.lora, lora_rank=args.lora_rank,
-                             quant=args.quant, dtype=args.dtype, rollout_batch=args.rollout_batch, group_size=args.group_size,
-                             seq_len=args.seq_len, micro_batch=args.micro_batch, engine=args.engine)
+        plan = plan_training(args.model, args.gpus, model_params=args.model_params, lora=cfg.lora, lora_rank=cfg.lora_rank,
+                             quant=cfg.quant, dtype=cfg.dtype, rollout_batch=cfg.rollout_batch, group_size=cfg.group_size,
+                             seq_len=cfg.seq_len, micro_batch=cfg.micro_batch, engine=cfg.engine)
     except PlanError as e:
         print(f'cudarl-wb plan: {e}', file=sys.stderr)
         if args.json: print(json.dumps({'ok': False, **e.to_dict()}, indent=2))
@@ -1119,15 +1246,6 @@ def plan_command(args) -> int:
     if args.json:
         print(json.dumps({'ok': True, **plan.to_dict()}, indent=2, default=str)); return 0
     print(plan.summary())
-    try:
-        from rich.console import Console
-        from rich.table import Table
-        df = plan.table()
-    except ImportError: return 0      # the summary is enough where rich or pandas is missing
-    t = Table(show_lines=False)
-    cols = ['card', 'name', 'role', 'gib', 'holds', 'peak_gib', 'free_gib']
-    for c in cols: t.add_column(c, overflow='fold')
-    for row in df[cols].itertuples(index=False): t.add_row(*['' if v is None else str(v) for v in row])
-    Console(width=160).print(t)
+    _print_plan_table(plan)
     if args.plot: print(f'picture: {args.plot}')
     return 0

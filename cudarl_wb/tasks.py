@@ -13,14 +13,16 @@ from pathlib import Path
 from typing import Callable
 import torch
 import torch.nn.functional as F
+from fastcore.basics import patch
 from .core import *
 
 # %% auto #0
-__all__ = ['TASKS', 'TASK_RESOLVERS', 'TOLERANCES', 'C_TYPES', 'VECTOR_ADD', 'RELU', 'SOFTMAX_ROWS', 'MATMUL', 'PROC_UNARY',
-           'PROC_BINARY', 'PROC_FAMILIES', 'PROC_TEMPLATES', 'PROC_HELDOUT_PERCENT', 'Param', 'parse_signature',
-           'TensorSpec', 'draw', 'Task', 'register', 'get_task', 'tasks_by_tier', 'solution_path', 'load_solution',
-           'launcher', 'attention_reference', 'task_info', 'suite_table', 'check_task', 'ProceduralReference',
-           'composition_split', 'procedural_task', 'procedural_tasks', 'tasks_args', 'tasks_command']
+__all__ = ['INPUT_DRAWS', 'TASKS', 'TASK_RESOLVERS', 'TOLERANCES', 'C_TYPES', 'VECTOR_ADD', 'RELU', 'SOFTMAX_ROWS', 'MATMUL',
+           'PROC_UNARY', 'PROC_BINARY', 'PROC_FAMILIES', 'PROC_TEMPLATES', 'PROC_HELDOUT_PERCENT', 'Param',
+           'parse_signature', 'TensorSpec', 'draw', 'Task', 'DegenerateTask', 'degenerate_reason', 'register',
+           'get_task', 'tasks_by_tier', 'solution_path', 'load_solution', 'launcher', 'attention_reference',
+           'task_info', 'suite_table', 'check_task', 'ProceduralReference', 'composition_split', 'procedural_task',
+           'procedural_tasks', 'TaskListing', 'tasks_args', 'tasks_command']
 
 # %% ../nbs/02_tasks.ipynb #5e63e75c
 _PTR_DTYPES = {'float': 'float32', 'double': 'float64', 'half': 'float16', '__half': 'float16',
@@ -37,11 +39,13 @@ class Param(Record):
     role: str            # 'in' | 'out' | 'size' | 'scalar' | 'stream'
     dtype: str | None = None   # torch dtype name for pointers
 
+# %% ../nbs/02_tasks.ipynb #400374f6
 def _norm_type(t: str) -> str:
     t = re.sub(r'\s+', ' ', t.replace('*', ' * ')).strip()
     t = re.sub(r'\b__restrict__\b|\brestrict\b', '', t)
     return re.sub(r'\s+', ' ', t).replace(' *', '*').replace('* ', '*').strip()
 
+# %% ../nbs/02_tasks.ipynb #e34bf980
 def parse_signature(sig: str) -> tuple[str, list[Param]]:
     "The launcher's name and parameters from a C declaration such as `extern \"C\" void launch(...)`."
     m = re.search(r'void\s+(\w+)\s*\(([^)]*)\)', sig, re.S)
@@ -77,6 +81,7 @@ class TensorSpec(Record):
     @property
     def nbytes(self) -> int: return self.numel * torch.empty((), dtype=getattr(torch, self.dtype)).element_size()
 
+# %% ../nbs/02_tasks.ipynb #72c58789
 def draw(spec: TensorSpec, gen: torch.Generator, device='cpu', scale: float = 1.0, dist: str = 'normal') -> torch.Tensor:
     "Random values for `spec`: `dist` is 'normal', 'uniform' or 'heavy' (Student-t like tails), times `scale`."
     dtype, shape = getattr(torch, spec.dtype), tuple(spec.shape)
@@ -130,46 +135,103 @@ class Task:
     def nflops(self, sizes: dict) -> float: return float(self.flops(sizes)) if self.flops else 0.0
     def reduction_length(self, sizes: dict) -> int: return int(self.reduction(sizes)) if self.reduction else 1
 
-    def make_inputs(self, sizes: dict, gen: torch.Generator, device='cpu', scale: float = 1.0, dist: str = 'normal'):
-        "Fresh random inputs for `sizes`."
-        return [draw(s, gen, device, scale, dist) for s in self.inputs(sizes)]
-
-    def run_reference(self, inputs) -> list[torch.Tensor]:
-        "The reference's outputs as a list."
-        out = self.reference(*inputs)
-        return list(out) if isinstance(out, (tuple, list)) else [out]
-
-    def check_contract(self):
-        "Raise if the signature, specs and shapes disagree."
-        ps = self.params
-        n_in, n_out = sum(p.role == 'in' for p in ps), sum(p.role == 'out' for p in ps)
-        if len(self.shapes) < 3: raise ValueError(f'{self.name}: needs at least 3 shapes, has {len(self.shapes)}')
-        size_names = {p.name for p in ps if p.role in ('size', 'scalar')}
-        for sz in self.shapes:
-            if set(sz) != size_names: raise ValueError(f'{self.name}: shape {sz} does not name the sizes {sorted(size_names)}')
-            ins, outs = self.inputs(sz), self.outputs(sz)
-            if (len(ins), len(outs)) != (n_in, n_out):
-                raise ValueError(f'{self.name}: signature has {n_in} inputs/{n_out} outputs, specs {len(ins)}/{len(outs)}')
-            for p, s in zip([p for p in ps if p.role == 'in'] + [p for p in ps if p.role == 'out'], ins + outs):
-                if p.dtype != s.dtype: raise ValueError(f'{self.name}: {p.name} is {p.dtype} in C but {s.dtype} in the spec')
-        return True
-
     def shape_label(self, sizes: dict) -> str: return ','.join(f'{k}={v}' for k, v in sizes.items())
     def __repr__(self): return f'Task({self.name!r}, tier={self.tier}, {len(self.shapes)} shapes)'
 
+# %% ../nbs/02_tasks.ipynb #01c5e634
+@patch
+def make_inputs(self: Task, sizes: dict, gen: torch.Generator, device='cpu', scale: float = 1.0, dist: str = 'normal'):
+    "Fresh random inputs for `sizes`."
+    return [draw(s, gen, device, scale, dist) for s in self.inputs(sizes)]
 
+# %% ../nbs/02_tasks.ipynb #e99d4da1
+@patch
+def run_reference(self: Task, inputs) -> list[torch.Tensor]:
+    "The reference's outputs as a list."
+    out = self.reference(*inputs)
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+# %% ../nbs/02_tasks.ipynb #5d7a9abc
+@patch
+def check_contract(self: Task):
+    "Raise if the signature, specs and shapes disagree."
+    ps = self.params
+    n_in, n_out = sum(p.role == 'in' for p in ps), sum(p.role == 'out' for p in ps)
+    if len(self.shapes) < 3: raise ValueError(f'{self.name}: needs at least 3 shapes, has {len(self.shapes)}')
+    size_names = {p.name for p in ps if p.role in ('size', 'scalar')}
+    for sz in self.shapes:
+        if set(sz) != size_names: raise ValueError(f'{self.name}: shape {sz} does not name the sizes {sorted(size_names)}')
+        ins, outs = self.inputs(sz), self.outputs(sz)
+        if (len(ins), len(outs)) != (n_in, n_out):
+            raise ValueError(f'{self.name}: signature has {n_in} inputs/{n_out} outputs, specs {len(ins)}/{len(outs)}')
+        for p, s in zip([p for p in ps if p.role == 'in'] + [p for p in ps if p.role == 'out'], ins + outs):
+            if p.dtype != s.dtype: raise ValueError(f'{self.name}: {p.name} is {p.dtype} in C but {s.dtype} in the spec')
+    return True
+
+# %% ../nbs/02_tasks.ipynb #758e517c
+INPUT_DRAWS = (('normal', 1.0), ('uniform', 100.0), ('heavy', 1.0), ('normal', 0.01), ('uniform', 1.0))
+
+class DegenerateTask(ValueError):
+    "A task whose reference output is one constant (or all zeros) on every input the benchmarker draws."
+
+# %% ../nbs/02_tasks.ipynb #4f8a2f57
+def _reference_draw(task: Task, sizes: dict, dist: str, scale: float, seed: int) -> list[torch.Tensor]:
+    "The reference's outputs, flat and in float64, on one draw of inputs."
+    xs = task.make_inputs(sizes, torch.Generator().manual_seed(seed), 'cpu', scale, dist)
+    try: outs = task.run_reference([x.double() if x.is_floating_point() else x for x in xs])
+    except Exception: outs = task.run_reference(xs)      # a reference that works in its own dtype only
+    return [torch.as_tensor(o).detach().reshape(-1).double() for o in outs]
+
+# %% ../nbs/02_tasks.ipynb #9c95df81
+def _fold_range(acc: list, ys: list[torch.Tensor]) -> list:
+    "Fold one draw's outputs into `acc`: per output [lowest, highest, largest |value|, finite seen, non-finite seen]."
+    acc = acc or [[math.inf, -math.inf, 0.0, False, False] for _ in ys]
+    for a, y in zip(acc, ys):
+        finite = torch.isfinite(y)
+        f = y if bool(finite.all()) else y[finite]
+        if f.numel():
+            lo, hi = torch.stack(torch.aminmax(f)).tolist()
+            a[:4] = min(a[0], lo), max(a[1], hi), max(a[2], abs(lo), abs(hi)), True
+        if f.numel() < y.numel(): a[4] = True
+    return acc
+
+def _informative(a: list, tol: float) -> bool:
+    lo, hi, top, finite, other = a
+    return (finite and other) or (finite and hi - lo > tol * top)
+
+# %% ../nbs/02_tasks.ipynb #eeed7f25
+def degenerate_reason(task: Task, draws=None, max_numel: int = 1 << 21) -> str | None:
+    "Why `task` is degenerate (its reference output is one constant on every input the benchmarker draws), or None."
+    draws = draws or task.extra.get('trial_plan') or INPUT_DRAWS
+    tol = 2 * (task.atol + task.rtol)          # a constant in the middle of the range is off by half of it
+    numel = lambda s: sum(x.numel for x in task.inputs(s) + task.outputs(s))
+    shapes = sorted(task.shapes, key=numel)
+    shapes = shapes[:1] + [s for s in shapes[1:] if numel(s) <= max_numel]
+    order = sorted(range(len(draws)), key=lambda t: draws[t][0] != 'uniform')   # uniform values are the cheapest to draw
+    acc = None
+    for si, sizes in enumerate(shapes):
+        for t in order:
+            acc = _fold_range(acc, _reference_draw(task, sizes, *draws[t], 1000 * si + t))
+            if any(_informative(a, tol) for a in acc): return None
+    outs = [p.name for p in task.params if p.role == 'out']
+    value = ', '.join(f'{n} = {(a[0] + a[1]) / 2:.6g}' if a[3] else f'{n} is never finite' for n, a in zip(outs, acc))
+    return (f'{task.name}: degenerate task: its reference gives one value everywhere ({value}) on all '
+            f'{len(draws) * len(shapes)} draws ({", ".join(d for d, _ in draws)}; shapes {"; ".join(map(task.shape_label, shapes))}), '
+            'so a kernel that writes that constant would pass')
 
 # %% ../nbs/02_tasks.ipynb #e4ee66cc
 TASKS: dict[str, Task] = {}
 TASK_RESOLVERS: list[Callable[[str], 'Task | None']] = []   # name → Task, for tasks made on demand
 
 def register(task: Task, replace: bool = False) -> Task:
-    "Check `task`'s contract and add it to `TASKS`."
+    "Check `task`'s contract, refuse it where it is degenerate (`DegenerateTask`), and add it to `TASKS`."
     task.check_contract()
     if task.name in TASKS and not replace: raise KeyError(f'task {task.name!r} is already registered')
+    if (why := degenerate_reason(task)): raise DegenerateTask(why)
     TASKS[task.name] = task
     return task
 
+# %% ../nbs/02_tasks.ipynb #53d65dbf
 def get_task(name: str) -> Task:
     "The task called `name`: registered, or made on demand by a resolver (procedural names); a helpful error otherwise."
     if name in TASKS: return TASKS[name]
@@ -180,6 +242,7 @@ def get_task(name: str) -> Task:
     close = difflib.get_close_matches(name, TASKS, n=3)
     raise KeyError(f'no task {name!r}' + (f'; did you mean {", ".join(close)}?' if close else ''))
 
+# %% ../nbs/02_tasks.ipynb #4fbaedb6
 def tasks_by_tier(tier: int | None = None, family: str | None = None) -> list[Task]:
     "Registered tasks, filtered by tier and family, sorted by tier then name."
     ts = [t for t in TASKS.values() if (tier is None or t.tier == tier) and (family is None or t.family == family)]
@@ -190,6 +253,7 @@ def solution_path(name: str, optimized: bool = False) -> Path:
     "Where the naive (or optimised) solution of the built-in task `name` lives."
     return assets_dir()/'solutions'/f'{name}{".opt" if optimized else ""}.cu'
 
+# %% ../nbs/02_tasks.ipynb #d9d4fc05
 def load_solution(name: str, optimized: bool = False) -> str | None:
     "The source of a built-in task's naive (or optimised) solution, or None where there is none."
     p = solution_path(name, optimized)
@@ -210,6 +274,7 @@ def launcher(ins, outs, sizes, dtype: str = 'float32') -> str:
     params = [ptr(p, True) for p in ins] + [ptr(p, False) for p in outs] + [f'int64_t {s}' for s in sizes]
     return f'extern "C" void launch({", ".join(params + ["cudaStream_t stream"])})'
 
+# %% ../nbs/02_tasks.ipynb #88e6ed41
 def _task(name, tier, description, signature, reference, inputs, outputs, shapes, flops, reduction=None,
           dtype='float32', tags=(), **kw) -> Task:
     atol, rtol = TOLERANCES[dtype]
@@ -217,6 +282,7 @@ def _task(name, tier, description, signature, reference, inputs, outputs, shapes
                 solution=load_solution(name) or '', optimized=load_solution(name, optimized=True),
                 flops=flops, reduction=reduction, atol=atol, rtol=rtol, tags=tuple(tags), **kw)
 
+# %% ../nbs/02_tasks.ipynb #1871eb27
 def _up(t: torch.Tensor) -> torch.Tensor:
     "`t` in at least float32 (float64 stays float64), so references of half tasks accumulate as the kernels do."
     return t.to(torch.promote_types(t.dtype, torch.float32))
@@ -271,6 +337,7 @@ def _elementwise(name, description, reference, ins=('x',), out='y', dtype='float
                  outputs=lambda s: [TensorSpec((s['n'],), dtype)],
                  shapes=_EW_SHAPES, flops=lambda s: flops * s['n'], dtype=dtype, tags=('elementwise', *tags))
 
+# %% ../nbs/02_tasks.ipynb #4e639702
 def _tier0() -> list[Task]:
     act = ('activation',)
     return [
@@ -299,6 +366,14 @@ def _tier0() -> list[Task]:
                      F.hardtanh, flops=2, tags=act),
         _elementwise('mish', 'Mish of a float32 vector: y[i] = x[i] * tanh(softplus(x[i])), where softplus(z) = log(1 + exp(z)), '
                      'taken as z itself when z > 20, for i < n.', F.mish, flops=5, tags=act),
+    ]
+
+for _t in _tier0(): register(_t, replace=True)
+
+# %% ../nbs/02_tasks.ipynb #fc749fff
+def _tier0_more() -> list[Task]:
+    act = ('activation',)
+    return [
         _elementwise('rsqrt', 'Reciprocal square root of a vector of positive float32 values: y[i] = 1 / sqrt(x[i]) for i < n.',
                      torch.rsqrt, domain='positive', flops=2),
         _elementwise('log', 'Natural logarithm of a vector of positive float32 values: y[i] = log(x[i]) for i < n.',
@@ -318,7 +393,7 @@ def _tier0() -> list[Task]:
                      dtype='bfloat16', flops=5, tags=('half', 'activation')),
     ]
 
-for _t in _tier0(): register(_t, replace=True)
+for _t in _tier0_more(): register(_t, replace=True)
 
 # %% ../nbs/02_tasks.ipynb #8d1aacee
 _ROW_SHAPES = [{'rows': 37, 'cols': 1000}, {'rows': 1023, 'cols': 4097}, {'rows': 8192, 'cols': 4096}]
@@ -331,6 +406,7 @@ def _rms_norm(x, w, eps):
     xf = _up(x)
     return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps) * _up(w)).to(x.dtype)
 
+# %% ../nbs/02_tasks.ipynb #66138038
 def _tier1() -> list[Task]:
     rc, red = ['rows', 'cols'], ('reduction',)
     cols = lambda s: s['cols']
@@ -357,6 +433,15 @@ def _tier1() -> list[Task]:
               'y[r, j] = x[r, j] - log(sum_k exp(x[r, k])), computed without overflow.',
               launcher(['x'], ['y'], rc), lambda x: torch.log_softmax(x, -1), lambda s: [_mat(s)], lambda s: [_mat(s)],
               _ROW_SHAPES, lambda s: 5 * s['rows'] * s['cols'], cols, tags=red + ('softmax',)),
+    ]
+
+for _t in _tier1(): register(_t, replace=True)
+
+# %% ../nbs/02_tasks.ipynb #bb6b4a40
+def _tier1_norms() -> list[Task]:
+    rc, red = ['rows', 'cols'], ('reduction',)
+    cols = lambda s: s['cols']
+    return [
         _task('layernorm_rows', 1, 'LayerNorm over each row of a row-major float32 matrix x (`rows` x `cols`), with '
               'per-column gamma and beta (`cols` entries each) and eps = 1e-5: y[r, j] = (x[r, j] - mean_r) / '
               'sqrt(var_r + 1e-5) * gamma[j] + beta[j], where mean_r and var_r are the mean and the biased variance '
@@ -383,6 +468,15 @@ def _tier1() -> list[Task]:
               launcher(['x'], ['mean', 'var'], rc), lambda x: (x.mean(-1), x.var(-1, correction=0)),
               lambda s: [_mat(s)], lambda s: [_percol(s), _percol(s)], _ROW_SHAPES, lambda s: 4 * s['rows'] * s['cols'], cols,
               tags=red + ('norm',)),
+    ]
+
+for _t in _tier1_norms(): register(_t, replace=True)
+
+# %% ../nbs/02_tasks.ipynb #8694ff52
+def _tier1_more() -> list[Task]:
+    rc, red = ['rows', 'cols'], ('reduction',)
+    cols = lambda s: s['cols']
+    return [
         _task('cross_entropy_rows', 1, 'Cross-entropy of each row of float32 logits (`rows` x `classes`, row-major) against '
               'an int64 target class per row (0 <= target[r] < classes): loss[r] = log(sum_j exp(logits[r, j])) - '
               'logits[r, target[r]], computed without overflow.',
@@ -403,7 +497,7 @@ def _tier1() -> list[Task]:
               tags=red + ('scan',)),
     ]
 
-for _t in _tier1(): register(_t, replace=True)
+for _t in _tier1_more(): register(_t, replace=True)
 
 # %% ../nbs/02_tasks.ipynb #64994120
 _MM_SHAPES = [{'m': 64, 'n': 64, 'k': 64}, {'m': 257, 'n': 129, 'k': 511}, {'m': 2048, 'n': 2048, 'k': 2048}]
@@ -417,6 +511,7 @@ _PLANE_SHAPES = [{'batch': 1, 'channels': 3, 'height': 9, 'width': 11},
 def _img(s, c='c_in'): return TensorSpec((s['batch'], s[c], s['height'], s['width']))
 def _planes(s, h='height', w='width'): return TensorSpec((s['batch'], s['channels'], s[h], s[w]))
 
+# %% ../nbs/02_tasks.ipynb #56f81ebb
 def _tier2() -> list[Task]:
     mnk, img, pl = ['m', 'n', 'k'], ['batch', 'c_in', 'c_out', 'height', 'width'], ['batch', 'channels', 'height', 'width']
     return [
@@ -444,6 +539,14 @@ def _tier2() -> list[Task]:
               lambda s: [TensorSpec((s['m'], s['k']), 'bfloat16'), TensorSpec((s['k'], s['n']), 'bfloat16')],
               lambda s: [TensorSpec((s['m'], s['n']), 'bfloat16')], _MM_SHAPES,
               lambda s: 2 * s['m'] * s['n'] * s['k'], lambda s: s['k'], dtype='bfloat16', tags=('matmul', 'half')),
+    ]
+
+for _t in _tier2(): register(_t, replace=True)
+
+# %% ../nbs/02_tasks.ipynb #eb596cd4
+def _tier2_convs() -> list[Task]:
+    img, pl = ['batch', 'c_in', 'c_out', 'height', 'width'], ['batch', 'channels', 'height', 'width']
+    return [
         _task('conv1d', 2, '1-D convolution (cross-correlation, as PyTorch computes it), no padding, stride 1: x is '
               'batch×c_in×length, w is c_out×c_in×kw, y is batch×c_out×(length - kw + 1), all contiguous float32: '
               'y[b, o, t] = sum_{c < c_in, i < kw} x[b, c, t + i] * w[o, c, i].',
@@ -470,6 +573,14 @@ def _tier2() -> list[Task]:
               [{'batch': 1, 'channels': 3, 'height': 9, 'width': 11}, {'batch': 2, 'channels': 32, 'height': 65, 'width': 33},
                {'batch': 16, 'channels': 128, 'height': 128, 'width': 128}],
               lambda s: 18 * s['batch'] * s['channels'] * s['height'] * s['width'], lambda s: 9, tags=('conv',)),
+    ]
+
+for _t in _tier2_convs(): register(_t, replace=True)
+
+# %% ../nbs/02_tasks.ipynb #0f4eac5a
+def _tier2_pooling() -> list[Task]:
+    pl = ['batch', 'channels', 'height', 'width']
+    return [
         _task('maxpool2d', 2, '2×2 max pooling with stride 2 over NCHW float32 x (batch×channels×height×width); y is '
               'batch×channels×(height/2)×(width/2), rounded down (an odd last row or column is ignored): '
               'y[b, c, i, j] = max of x[b, c, 2i + di, 2j + dj] for di, dj in {0, 1}.',
@@ -493,7 +604,7 @@ def _tier2() -> list[Task]:
               tags=('pooling', 'reduction')),
     ]
 
-for _t in _tier2(): register(_t, replace=True)
+for _t in _tier2_pooling(): register(_t, replace=True)
 
 # %% ../nbs/02_tasks.ipynb #ecaf04a6
 def attention_reference(q, k, v, causal: bool = False):
@@ -504,18 +615,13 @@ def attention_reference(q, k, v, causal: bool = False):
         scores = scores.masked_fill(torch.ones(s, s, dtype=torch.bool, device=q.device).triu(1), float('-inf'))
     return torch.softmax(scores, -1) @ v
 
-_ATTN_SHAPES = [{'bh': 2, 's': 33, 'd': 16}, {'bh': 4, 's': 257, 'd': 64}, {'bh': 32, 's': 1024, 'd': 64}]
-
+# %% ../nbs/02_tasks.ipynb #1ef1adc4
 def _tier3() -> list[Task]:
     mnk, rc = ['m', 'n', 'k'], ['rows', 'cols']
     lin_in = lambda s: [TensorSpec((s['m'], s['k'])), TensorSpec((s['n'], s['k'])), _vec(s['n'])]
     lin_out = lambda s: [TensorSpec((s['m'], s['n']))]
     lin_shapes = [{'m': 33, 'n': 65, 'k': 100}, {'m': 255, 'n': 129, 'k': 513}, {'m': 2048, 'n': 2048, 'k': 2048}]
     lin_flops = lambda s: 2 * s['m'] * s['n'] * s['k'] + 2 * s['m'] * s['n']
-    # q and k in (-1, 1) whatever the input scale, as after a norm: at scale 100 the scores would spread over
-    # ±1e4 and float32 rounding of near-tied top scores would decide the softmax, an ill-posed check
-    qkv = lambda s: [TensorSpec((s['bh'], s['s'], s['d']), domain='unit'), TensorSpec((s['bh'], s['s'], s['d']), domain='unit'),
-                     TensorSpec((s['bh'], s['s'], s['d']))]
     cols = lambda s: s['cols']
     return [
         _task('linear_bias_relu', 3, 'A linear layer with bias and ReLU, fused: y = relu(x·wᵀ + bias), where x is m×k (m rows '
@@ -541,6 +647,17 @@ def _tier3() -> list[Task]:
               lambda x, r, g, b: F.layer_norm(x + r, (x.shape[-1],), g, b, 1e-5),
               lambda s: [_mat(s), _mat(s), _rowvec(s), _rowvec(s)], lambda s: [_mat(s)], _ROW_SHAPES,
               lambda s: 9 * s['rows'] * s['cols'], cols, tags=('fused', 'norm', 'reduction')),
+    ]
+
+for _t in _tier3(): register(_t, replace=True)
+
+# %% ../nbs/02_tasks.ipynb #3ecbcc63
+_ATTN_SHAPES = [{'bh': 2, 's': 33, 'd': 16}, {'bh': 4, 's': 257, 'd': 64}, {'bh': 32, 's': 1024, 'd': 64}]
+
+def _tier3_attention() -> list[Task]:
+    qkv = lambda s: [TensorSpec((s['bh'], s['s'], s['d']), domain='unit'), TensorSpec((s['bh'], s['s'], s['d']), domain='unit'),
+                     TensorSpec((s['bh'], s['s'], s['d']))]
+    return [
         _task('attention', 3, 'Single-head attention over bh independent slices: q, k, v and o are bh×s×d float32, '
               'o[h] = softmax(q[h]·k[h]ᵀ / sqrt(d))·v[h], the softmax over the s keys of each query.',
               launcher(['q', 'k', 'v'], ['o'], ['bh', 's', 'd']), lambda q, k, v: attention_reference(q, k, v), qkv,
@@ -563,7 +680,7 @@ def _tier3() -> list[Task]:
               lambda s: s['c_in'] * 9, tags=('fused', 'conv')),
     ]
 
-for _t in _tier3(): register(_t, replace=True)
+for _t in _tier3_attention(): register(_t, replace=True)
 
 # %% ../nbs/02_tasks.ipynb #7107da4d
 def task_info(task: Task) -> dict:
@@ -583,6 +700,7 @@ def task_info(task: Task) -> dict:
                 has_solution=bool(task.solution), has_optimized=bool(task.optimized),
                 extra={k: v for k, v in task.extra.items() if isinstance(v, (str, int, float, bool))})
 
+# %% ../nbs/02_tasks.ipynb #d445de95
 def suite_table(tasks: list[Task] | None = None):
     "A pandas DataFrame of `tasks` (default: all registered), one row each, numbers at the timed shape."
     import pandas as pd
@@ -597,9 +715,8 @@ def suite_table(tasks: list[Task] | None = None):
     return pd.DataFrame(rows)
 
 # %% ../nbs/02_tasks.ipynb #d6c32ee6
-def check_task(task: Task, run_reference: bool = True) -> bool:
-    "Check `task` beyond `check_contract`: shapes, FLOPs, reduction, solution, and (optionally) the reference at the first shape."
-    task.check_contract()
+def _check_statics(task: Task):
+    "Raise where the shapes, FLOPs, reduction or solutions of `task` break the suite's rules."
     n = task.name
     sizes = lambda s: sum(x.numel for x in task.inputs(s) + task.outputs(s))
     if not any(any(v % 32 for v in s.values()) for s in task.shapes): raise ValueError(f'{n}: no shape off a multiple of 32')
@@ -612,18 +729,28 @@ def check_task(task: Task, run_reference: bool = True) -> bool:
         m = re.search(r'extern\s+"C"\s+void\s+\w+\s*\([^)]*\)', src)
         if not m or parse_signature(m.group(0)) != parse_signature(task.signature):
             raise ValueError(f'{n}: a solution does not define the launcher {task.signature}')
-    if run_reference:
-        s = task.shapes[0]
-        xs = task.make_inputs(s, torch.Generator().manual_seed(0))
-        for cast in (None, torch.float64):
-            ins = [x.to(cast) if cast is not None and x.is_floating_point() else x for x in xs]
-            outs, specs = task.run_reference(ins), task.outputs(s)
-            if len(outs) != len(specs): raise ValueError(f'{n}: the reference returns {len(outs)} outputs, specs say {len(specs)}')
-            for o, sp in zip(outs, specs):
-                if tuple(o.shape) != tuple(sp.shape): raise ValueError(f'{n}: output shape {tuple(o.shape)} != spec {sp.shape}')
-                want = getattr(torch, sp.dtype) if cast is None else cast
-                if o.dtype != want: raise ValueError(f'{n}: output dtype {o.dtype} != {want}')
-                if not torch.isfinite(o).all(): raise ValueError(f'{n}: the reference gives non-finite values')
+
+# %% ../nbs/02_tasks.ipynb #996917f3
+def _check_reference(task: Task):
+    "Raise where the reference's outputs at the first shape disagree with the specs or are not finite."
+    n, s = task.name, task.shapes[0]
+    xs = task.make_inputs(s, torch.Generator().manual_seed(0))
+    for cast in (None, torch.float64):
+        ins = [x.to(cast) if cast is not None and x.is_floating_point() else x for x in xs]
+        outs, specs = task.run_reference(ins), task.outputs(s)
+        if len(outs) != len(specs): raise ValueError(f'{n}: the reference returns {len(outs)} outputs, specs say {len(specs)}')
+        for o, sp in zip(outs, specs):
+            if tuple(o.shape) != tuple(sp.shape): raise ValueError(f'{n}: output shape {tuple(o.shape)} != spec {sp.shape}')
+            want = getattr(torch, sp.dtype) if cast is None else cast
+            if o.dtype != want: raise ValueError(f'{n}: output dtype {o.dtype} != {want}')
+            if not torch.isfinite(o).all(): raise ValueError(f'{n}: the reference gives non-finite values')
+
+# %% ../nbs/02_tasks.ipynb #f611b7fd
+def check_task(task: Task, run_reference: bool = True) -> bool:
+    "Check `task` beyond `check_contract`: shapes, FLOPs, reduction, solution, and (optionally) the reference at the first shape."
+    task.check_contract()
+    _check_statics(task)
+    if run_reference: _check_reference(task)
     return True
 
 # %% ../nbs/02_tasks.ipynb #a0aea2dc
@@ -669,6 +796,7 @@ def _eval(e, env):
     if kind == 'un': return PROC_UNARY[e[1]][0](_eval(e[2], env))
     return PROC_BINARY[e[1]][0](_eval(e[2], env), _eval(e[3], env))
 
+# %% ../nbs/02_tasks.ipynb #92b3049d
 def _num(v: float) -> str: return repr(float(v))
 
 def _emit(e, loads: dict, lines: list, state: dict) -> str:
@@ -689,6 +817,7 @@ def _emit(e, loads: dict, lines: list, state: dict) -> str:
     lines.append(f'float {name} = {expr};')
     return name
 
+# %% ../nbs/02_tasks.ipynb #b58f2651
 def _infix(e, names: dict) -> tuple[str, int]:
     "The math of `e` as text, and its precedence (for parentheses)."
     kind = e[0]
@@ -703,6 +832,7 @@ def _infix(e, names: dict) -> tuple[str, int]:
     if rp < p or (rp == p and op in ('sub', 'div')): r = f'({r})'
     return f'{l} {PROC_BINARY[op][2]} {r}', p
 
+# %% ../nbs/02_tasks.ipynb #7e3fc799
 def _canon(e, anonymous: bool = False) -> str:
     "Canonical text of `e`: commutative arguments sorted; with `anonymous`, every variable is `_`."
     kind = e[0]
@@ -713,6 +843,7 @@ def _canon(e, anonymous: bool = False) -> str:
     if PROC_BINARY[e[1]][4] and b < a: a, b = b, a
     return f'{e[1]}({a},{b})'
 
+# %% ../nbs/02_tasks.ipynb #bec1dded
 def _functions(e) -> list[str]:
     "The unary functions used in `e`, in order of first use."
     out = []
@@ -722,12 +853,14 @@ def _functions(e) -> list[str]:
     walk(e)
     return list(dict.fromkeys(out))
 
+# %% ../nbs/02_tasks.ipynb #137fe375
 def _nops(e) -> int:
     "FLOPs of one evaluation of `e`."
     if e[0] in ('var', 'const'): return 0
     own = PROC_UNARY[e[1]][3] if e[0] == 'un' else PROC_BINARY[e[1]][3]
     return own + sum(_nops(a) for a in e[2:])
 
+# %% ../nbs/02_tasks.ipynb #ecce546b
 def _nonneg(e) -> bool:
     "True when `e` can never be negative."
     return e[0] == 'un' and PROC_UNARY[e[1]][4]
@@ -744,6 +877,7 @@ def _gen_elementwise(rng):
     if rng.random() < 0.5: e = ('bin', rng.choice(['add', 'sub', 'mul']), e, ('const', rng.choice(_CONSTS)))
     return dict(inputs=tuple(names), expr=e)
 
+# %% ../nbs/02_tasks.ipynb #7b9ba969
 def _gen_rowreduce(rng):
     elem = ('un', _rand_unary(rng), ('var', 'x')) if rng.random() < 0.7 else ('var', 'x')
     reduce = rng.choice(['sum', 'mean', 'max', 'min'])
@@ -753,6 +887,7 @@ def _gen_rowreduce(rng):
     if rng.random() < 0.4: post = ('bin', rng.choice(['add', 'sub', 'mul']), post, ('const', rng.choice(_CONSTS)))
     return dict(inputs=('x',), expr=elem, reduce=reduce, post=post)
 
+# %% ../nbs/02_tasks.ipynb #8b803254
 def _gen_broadcast(rng):
     stat = rng.choice(['mean', 'max', 'rms', 'meanabs'])
     u = ('un', _rand_unary(rng, exclude=('square',)), ('var', 'x')) if rng.random() < 0.3 else ('var', 'x')
@@ -764,6 +899,7 @@ def _gen_broadcast(rng):
 
 _GENERATORS = {'elementwise': _gen_elementwise, 'rowreduce': _gen_rowreduce, 'broadcast': _gen_broadcast}
 
+# %% ../nbs/02_tasks.ipynb #906c693a
 # Row statistics of the broadcast family: torch, CUDA (init, element, combine, finish from partial[0]), math
 _STATS = {
     'mean': (lambda x: x.mean(-1), ('0.f', 'xr[j]', '{0} + {1}', 'partial[0] / (float)cols'), 'mean_j x[r, j]'),
@@ -807,8 +943,8 @@ extern "C" void launch($params, int64_t rows, int64_t cols, cudaStream_t stream)
     proc_kernel<<<(unsigned)rows, 256, 0, stream>>>($args, rows, cols);
 }
 '''
-PROC_TEMPLATES = {
-'elementwise': string.Template(_HEAD + '''// $math
+PROC_TEMPLATES = {}
+PROC_TEMPLATES['elementwise'] = string.Template(_HEAD + '''// $math
 // One thread per element in a grid-stride loop; 64-bit indices, so any n works.
 __global__ void proc_kernel($params, int64_t n) {
     int64_t stride = (int64_t)gridDim.x * blockDim.x;
@@ -824,8 +960,10 @@ extern "C" void launch($params, int64_t n, cudaStream_t stream) {
     if (blocks > 65535 * 8) blocks = 65535 * 8;
     proc_kernel<<<(unsigned)blocks, threads, 0, stream>>>($args, n);
 }
-'''),
-'rowreduce': string.Template(_HEAD + '''// $math
+''')
+
+# %% ../nbs/02_tasks.ipynb #b4c78f3f
+PROC_TEMPLATES['rowreduce'] = string.Template(_HEAD + '''// $math
 // One block per row: each thread folds a strided slice of the row, then a tree in shared memory.
 __global__ void proc_kernel($params, int64_t rows, int64_t cols) {
     __shared__ float partial[256];
@@ -846,8 +984,10 @@ $lines        acc = $fold;
 $post_lines        y[r] = $result;
     }
 }
-''' + _LAUNCH_ROWS),
-'broadcast': string.Template(_HEAD + '''// $math
+''' + _LAUNCH_ROWS)
+
+# %% ../nbs/02_tasks.ipynb #54c0d79d
+PROC_TEMPLATES['broadcast'] = string.Template(_HEAD + '''// $math
 // One block per row: fold the row statistic s (a tree in shared memory), then write the row.
 __global__ void proc_kernel($params, int64_t rows, int64_t cols) {
     __shared__ float partial[256];
@@ -867,8 +1007,7 @@ __global__ void proc_kernel($params, int64_t rows, int64_t cols) {
 $lines        yr[j] = $result;
     }
 }
-''' + _LAUNCH_ROWS),
-}
+''' + _LAUNCH_ROWS)
 
 # %% ../nbs/02_tasks.ipynb #8b6b01e0
 PROC_HELDOUT_PERCENT = 20
@@ -879,12 +1018,14 @@ def composition_split(composition: str) -> str:
     h = int(hashlib.sha256(composition.encode()).hexdigest()[:12], 16)
     return 'heldout' if h % 100 < PROC_HELDOUT_PERCENT else 'train'
 
+# %% ../nbs/02_tasks.ipynb #83c6e149
 def _definitions(*exprs) -> str:
     fs = list(dict.fromkeys(f for e in exprs if e is not None for f in _functions(e)))
     return ('; where ' + '; '.join(PROC_UNARY[f][2] for f in fs)) if fs else ''
 
 def _indent(lines, n=8): return ''.join(' ' * n + l + '\n' for l in lines)
 
+# %% ../nbs/02_tasks.ipynb #d1819884
 def _build_elementwise(seed, d):
     ins, e = d['inputs'], d['expr']
     math_ = 'y[i] = ' + _infix(e, {v: f'{v}[i]' for v in ins})[0]
@@ -903,6 +1044,7 @@ def _build_elementwise(seed, d):
                 shapes=_EW_SHAPES, flops=lambda s: nops * s['n'], reduction=None, composition='elementwise:' + _canon(e, True),
                 math=math_)
 
+# %% ../nbs/02_tasks.ipynb #72f2fd05
 def _build_rowreduce(seed, d):
     e, red, post = d['expr'], d['reduce'], d['post']
     init, fold = _REDUCE[red][1]
@@ -928,6 +1070,7 @@ def _build_rowreduce(seed, d):
                 flops=lambda s: ne * s['rows'] * s['cols'] + npost * s['rows'], reduction=lambda s: s['cols'],
                 composition=f'rowreduce:{red}:{_canon(e)}:{_canon(post)}', math=math_)
 
+# %% ../nbs/02_tasks.ipynb #ee58ddb6
 def _build_broadcast(seed, d):
     e, stat = d['expr'], d['reduce']
     init, elem, combine, finish = _STATS[stat][1]
@@ -950,16 +1093,20 @@ def _build_broadcast(seed, d):
 
 _BUILDERS = {'elementwise': _build_elementwise, 'rowreduce': _build_rowreduce, 'broadcast': _build_broadcast}
 
+# %% ../nbs/02_tasks.ipynb #551b886a
 @lru_cache(maxsize=8192)
 def _procedural_task(seed: int, family: str) -> Task:
     d = _GENERATORS[family](random.Random(f'cudarl-wb/{family}/{seed}'))
     b = _BUILDERS[family](seed, d)
     split = composition_split(b['composition'])
     ref = ProceduralReference(family, d['inputs'], d['expr'], d.get('reduce', ''), d.get('post'))
-    return Task(f'proc_{family}_{seed}', b['tier'], b['description'], b['signature'], ref, b['inputs'], b['outputs'],
+    task = Task(f'proc_{family}_{seed}', b['tier'], b['description'], b['signature'], ref, b['inputs'], b['outputs'],
                 b['shapes'], solution=b['solution'], flops=b['flops'], reduction=b['reduction'], family='procedural',
                 tags=('procedural', family), extra=dict(seed=seed, generator=family, composition=b['composition'], split=split, math=b['math']))
+    if (why := degenerate_reason(task)): raise DegenerateTask(why)
+    return task
 
+# %% ../nbs/02_tasks.ipynb #ddd72851
 def procedural_task(seed: int, family: str | None = None) -> Task:
     "The procedural task of `family` ('elementwise', 'rowreduce', 'broadcast'; default by `seed % 3`) drawn from `seed`."
     family = family or PROC_FAMILIES[seed % len(PROC_FAMILIES)]
@@ -967,6 +1114,7 @@ def procedural_task(seed: int, family: str | None = None) -> Task:
     if int(seed) < 0: raise ValueError('seeds are non-negative')
     return _procedural_task(int(seed), family)
 
+# %% ../nbs/02_tasks.ipynb #352c1512
 def procedural_tasks(n: int, seed: int = 0, split: str | None = 'train', family: str | None = None) -> list[Task]:
     """`n` procedural tasks with distinct compositions, from seeds `seed`, `seed + 1`, …, keeping those in `split`
     ('train', 'heldout' (alias 'test'), or None for both); `family` None mixes the three families."""
@@ -975,36 +1123,49 @@ def procedural_tasks(n: int, seed: int = 0, split: str | None = 'train', family:
     out, keys, s = [], set(), seed
     while len(out) < n:
         if s - seed > 200 * n + 1000: raise RuntimeError(f'found only {len(out)} distinct {split} compositions of {family or "any family"}')
-        t = procedural_task(s, family)
+        try: t = procedural_task(s, family)
+        except DegenerateTask: s += 1; continue
         if (split is None or t.extra['split'] == split) and t.extra['composition'] not in keys:
             out.append(t); keys.add(t.extra['composition'])
         s += 1
     return out
 
+# %% ../nbs/02_tasks.ipynb #94ee5b0a
 _PROC_NAME = re.compile(r'proc_(elementwise|rowreduce|broadcast)_(\d+)')
 
 def _resolve_procedural(name: str) -> Task | None:
     m = _PROC_NAME.fullmatch(name)
-    return procedural_task(int(m.group(2)), m.group(1)) if m else None
+    if not m: return None
+    try: return procedural_task(int(m.group(2)), m.group(1))
+    except DegenerateTask as e: raise KeyError(f'no task {name!r}: {e}') from None
 
 if _resolve_procedural not in TASK_RESOLVERS: TASK_RESOLVERS.append(_resolve_procedural)
 
 # %% ../nbs/02_tasks.ipynb #0323c944
+@dataclass
+class TaskListing:
+    "Which tasks `cudarl-wb tasks list` lists: registered ones by tier and family, and procedural ones."
+    tier: int | None = option(None, 'only this tier', choices=range(4))
+    family: str | None = option(None, "only this family ('builtin', 'procedural', …)")
+    procedural: int = option(0, 'also generate this many procedural tasks')
+    split: str = option('train', 'split of the procedural tasks', choices=['train', 'heldout', 'all'])
+    seed: int = option(0, 'first seed of the procedural tasks')
+
+# %% ../nbs/02_tasks.ipynb #019a7dd5
 def tasks_args(p):
+    "Declare `cudarl-wb tasks`' actions: `list` (with `TaskListing`'s options) and `show`."
     sub = p.add_subparsers(dest='tasks_action', metavar='ACTION')
     ls = sub.add_parser('list', help='list tasks', description='List the registered tasks, and optionally procedural ones.')
-    ls.add_argument('--tier', type=int, choices=range(4), help='only this tier')
-    ls.add_argument('--family', help="only this family ('builtin', 'procedural', …)")
-    ls.add_argument('--procedural', type=int, default=0, metavar='N', help='also generate N procedural tasks')
-    ls.add_argument('--split', choices=['train', 'heldout', 'all'], default='train', help='split of the procedural tasks')
-    ls.add_argument('--seed', type=int, default=0, help='first seed of the procedural tasks')
+    add_options(ls, TaskListing)
     ls.add_argument('--json', action='store_true', help='print JSON')
     sh = sub.add_parser('show', help='show one task', description='Show a task: description, signature, shapes, solution.')
     sh.add_argument('name', help='a task name, e.g. matmul or proc_elementwise_7')
     sh.add_argument('--optimized', action='store_true', help='print the optimised solution instead of the naive one')
     sh.add_argument('--json', action='store_true', help='print JSON (with the solution sources)')
 
-def _list_tasks(args) -> list[Task]:
+# %% ../nbs/02_tasks.ipynb #36471730
+def _list_tasks(args: TaskListing) -> list[Task]:
+    "The tasks `args` asks for: registered ones by tier and family, then procedural ones."
     n = args.procedural or (12 if args.family == 'procedural' else 0)
     ts = [t for t in tasks_by_tier(args.tier, args.family)]
     if n and args.family in (None, 'procedural'):
@@ -1012,34 +1173,32 @@ def _list_tasks(args) -> list[Task]:
         ts += [t for t in procedural_tasks(n, seed=args.seed, split=split) if args.tier is None or t.tier == args.tier]
     return ts
 
+# %% ../nbs/02_tasks.ipynb #e39eb6fc
 def _console():
     "A rich console; 120 columns when the output is not a terminal (a log, a pipe), where rich would assume 80."
     from rich.console import Console
     return Console() if sys.stdout.isatty() else Console(width=120)
 
-def tasks_command(args) -> int:
+def _print_task_list(ts: list[Task]):
+    "A table of `ts`, one row each, with the numbers of the timed shape."
     from rich import box
-    from rich.console import Console
     from rich.table import Table
-    action = getattr(args, 'tasks_action', None) or 'list'
-    if action == 'list':
-        for k, v in dict(tier=None, family=None, procedural=0, split='train', seed=0, json=False).items():
-            if not hasattr(args, k): setattr(args, k, v)
-        ts = _list_tasks(args)
-        if args.json:
-            print(json.dumps([task_info(t) for t in ts], indent=1)); return 0
-        tab = Table(title=f'cudarl-wb tasks ({len(ts)}; the timed shape is the last)', box=box.SIMPLE_HEAD)
-        for c in ('task', 'tier', 'dtypes', 'timed sizes', 'GFLOP', 'MiB', 'FLOP/B', 'opt'):
-            tab.add_column(c, no_wrap=c == 'task', overflow='fold', justify='right' if c in ('GFLOP', 'MiB', 'FLOP/B') else 'left')
-        short = {'float32': 'f32', 'float16': 'f16', 'bfloat16': 'bf16', 'int64': 'i64', 'float64': 'f64', 'int32': 'i32'}
-        for t in ts:
-            s = t.timing_shape
-            fl, by = t.nflops(s), t.nbytes(s)
-            tab.add_row(t.name, str(t.tier), '/'.join(sorted({short.get(p.dtype, p.dtype) for p in t.params if p.dtype})),
-                        '×'.join(str(v) for v in s.values()), f'{fl / 1e9:.3g}', f'{by / 2**20:.0f}', f'{fl / by:.2f}' if by else '-',
-                        'yes' if t.optimized else '')
-        _console().print(tab)
-        return 0
+    tab = Table(title=f'cudarl-wb tasks ({len(ts)}; the timed shape is the last)', box=box.SIMPLE_HEAD)
+    for c in ('task', 'tier', 'dtypes', 'timed sizes', 'GFLOP', 'MiB', 'FLOP/B', 'opt'):
+        tab.add_column(c, no_wrap=c == 'task', overflow='fold', justify='right' if c in ('GFLOP', 'MiB', 'FLOP/B') else 'left')
+    short = {'float32': 'f32', 'float16': 'f16', 'bfloat16': 'bf16', 'int64': 'i64', 'float64': 'f64', 'int32': 'i32'}
+    for t in ts:
+        s = t.timing_shape
+        fl, by = t.nflops(s), t.nbytes(s)
+        tab.add_row(t.name, str(t.tier), '/'.join(sorted({short.get(p.dtype, p.dtype) for p in t.params if p.dtype})),
+                    '×'.join(str(v) for v in s.values()), f'{fl / 1e9:.3g}', f'{by / 2**20:.0f}', f'{fl / by:.2f}' if by else '-',
+                    'yes' if t.optimized else '')
+    _console().print(tab)
+
+# %% ../nbs/02_tasks.ipynb #60aad2e7
+def _show_task(args) -> int:
+    "`cudarl-wb tasks show`: 0 with the task printed, 1 for an unknown task or a missing optimised solution."
+    from rich.table import Table
     try: t = get_task(args.name)
     except KeyError as e:
         print(f'cudarl-wb tasks show: {e.args[0]}', file=sys.stderr); return 1
@@ -1061,4 +1220,13 @@ def tasks_command(args) -> int:
     con.print(tab)
     con.rule('optimised solution' if args.optimized else 'naive solution' + (' (an optimised one ships too: --optimized)' if t.optimized else ''))
     con.print(Syntax(src, 'cuda', line_numbers=True))
+    return 0
+
+# %% ../nbs/02_tasks.ipynb #bbcab398
+def tasks_command(args) -> int:
+    "Run `cudarl-wb tasks list` or `cudarl-wb tasks show NAME`."
+    if (getattr(args, 'tasks_action', None) or 'list') != 'list': return _show_task(args)
+    ts = _list_tasks(from_options(TaskListing, args))
+    if getattr(args, 'json', False): print(json.dumps([task_info(t) for t in ts], indent=1))
+    else: _print_task_list(ts)
     return 0
