@@ -11,13 +11,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from .core import *
 from .tasks import Task, get_task
-from .reward import Reward, turn_rewards
+from .reward import Reward, TextWidget, turn_rewards
+from fastcore.basics import patch
 from .agents import Generation, TestReport, Sampling, Generator, Optimizer, Tester
 
 # %% auto #0
-__all__ = ['code_key', 'Turn', 'EpisodeState', 'Episode', 'stop_reason', 'optimizer_case', 'run_episodes', 'save_transcripts',
-           'load_transcripts', 'diff_html', 'turn_card_html', 'episode_html', 'group_html', 'show_episode',
-           'TranscriptViewer', 'load_agent_models', 'episode_args', 'episode_command']
+__all__ = ['RECORDED_TRANSCRIPT', 'code_key', 'Turn', 'EpisodeState', 'Episode', 'stop_reason', 'optimizer_case', 'run_episodes',
+           'save_transcripts', 'load_transcripts', 'diff_html', 'turn_card_html', 'episode_html', 'group_html',
+           'episode_text', 'show_episode', 'episode_labels', 'TranscriptViewer', 'recorded_episodes',
+           'load_agent_models', 'EpisodeOptions', 'episode_args', 'episode_command']
 
 # %% ../nbs/11_episode.ipynb #e115d81e
 def code_key(code: str) -> str:
@@ -25,6 +27,7 @@ def code_key(code: str) -> str:
     norm = '\n'.join(l.rstrip() for l in (code or '').strip().splitlines())
     return content_hash(norm)[:16] if norm else ''
 
+# %% ../nbs/11_episode.ipynb #f4c57d84
 @dataclass
 class Turn(Record):
     "One agent's move in an episode and the Tester's judgement of it."
@@ -36,6 +39,7 @@ class Turn(Record):
     turn_reward: float | None = None   # the credit, filled when the episode is over
     seconds: dict = field(default_factory=dict)   # this turn's share of the batch's generate / test time
 
+# %% ../nbs/11_episode.ipynb #32b4e666
 @dataclass
 class EpisodeState(Record):
     "What an episode remembers between turns."
@@ -44,29 +48,34 @@ class EpisodeState(Record):
     tried: list[str] = field(default_factory=list)         # strategies the kernels used, in the order first seen
     kernels: dict = field(default_factory=dict)            # code key -> the first turn that wrote it
 
-    def update(self, turn: Turn) -> int | None:
-        "Record `turn`; return the earlier turn that wrote the same kernel, if any."
-        rep = turn.report
-        br = rep.bench
-        self.trajectory.append(dict(turn=turn.index, agent=turn.agent, verdict=rep.verdict.value, reward=rep.reward.total,
-                                    mode=rep.reward.mode, kernel_ms=br.kernel_ms, speedup_eager=br.speedup_eager,
-                                    speedup_compile=br.speedup_compile, peak_fraction=br.peak_fraction))
-        if not (rep.verdict.correct or rep.verdict is Verdict.COMPILED):
-            first = (rep.bench.message if not rep.compile.ok else rep.reward.gate_reason) or rep.bench.message or rep.verdict.value
-            self.failed.append(dict(turn=turn.index, verdict=rep.verdict.value, error=safe_text(first, 200)))
-        for s in rep.strategies:
-            if s not in self.tried: self.tried.append(s)
-        key = code_key(rep.code)
-        if not key: return None
-        seen = self.kernels.get(key)
-        if seen is None: self.kernels[key] = turn.index
-        return seen
+# %% ../nbs/11_episode.ipynb #b9581586
+@patch
+def update(self: EpisodeState, turn: Turn) -> int | None:
+    "Record `turn`; return the earlier turn that wrote the same kernel, if any."
+    rep = turn.report
+    br = rep.bench
+    self.trajectory.append(dict(turn=turn.index, agent=turn.agent, verdict=rep.verdict.value, reward=rep.reward.total,
+                                mode=rep.reward.mode, kernel_ms=br.kernel_ms, speedup_eager=br.speedup_eager,
+                                speedup_compile=br.speedup_compile, peak_fraction=br.peak_fraction))
+    if not (rep.verdict.correct or rep.verdict is Verdict.COMPILED):
+        first = (rep.bench.message if not rep.compile.ok else rep.reward.gate_reason) or rep.bench.message or rep.verdict.value
+        self.failed.append(dict(turn=turn.index, verdict=rep.verdict.value, error=safe_text(first, 200)))
+    for s in rep.strategies:
+        if s not in self.tried: self.tried.append(s)
+    key = code_key(rep.code)
+    if not key: return None
+    seen = self.kernels.get(key)
+    if seen is None: self.kernels[key] = turn.index
+    return seen
 
-    def failures(self, last: int = 3, before: int | None = None) -> list[str]:
-        "The last few failures as short lines for the Optimizer's prompt (only turns before `before`)."
-        fs = [f for f in self.failed if before is None or f['turn'] < before][-last:]
-        return [f"turn {f['turn']}: {f['error']}" for f in fs]
+# %% ../nbs/11_episode.ipynb #4cc58b53
+@patch
+def failures(self: EpisodeState, last: int = 3, before: int | None = None) -> list[str]:
+    "The last few failures as short lines for the Optimizer's prompt (only turns before `before`)."
+    fs = [f for f in self.failed if before is None or f['turn'] < before][-last:]
+    return [f"turn {f['turn']}: {f['error']}" for f in fs]
 
+# %% ../nbs/11_episode.ipynb #29aeb04d
 @dataclass
 class Episode(Record):
     "One task's multi-turn conversation, its state and its outcome."
@@ -112,6 +121,7 @@ def optimizer_case(episode: Episode, task: Task, failures: int = 3) -> dict:
 
 # %% ../nbs/11_episode.ipynb #cd0c0f83
 def _credit(ep: Episode, final: str, **credit_kw):
+    "Fill `ep.final_reward` and every turn's `turn_reward`."
     if not ep.turns: return
     rewards = [t.report.reward for t in ep.turns]
     best = max(r.total for r in rewards)
@@ -119,6 +129,28 @@ def _credit(ep: Episode, final: str, **credit_kw):
     roles = ['generator'] + ['optimizer'] * (len(rewards) - 1)
     for t, c in zip(ep.turns, turn_rewards(rewards, roles, final=ep.final_reward, **credit_kw)): t.turn_reward = float(c)
 
+# %% ../nbs/11_episode.ipynb #aecaae5c
+def _sample_turn(k: int, live: list[int], tasks: list, episodes: list[Episode], task_of: list, generator: Generator,
+                 optimizer: Optimizer, group_size: int, seed: int | None) -> tuple[list, list, str]:
+    "(prompts, generations, agent name) of turn `k` for the `live` episodes, in one batched generate call."
+    if k == 0:
+        msgs = [generator.messages(t) for t in tasks]
+        gens = [g for group in generator.generate(msgs, group_size, seed=seed) for g in group]
+        return [msgs[i // group_size] for i in live], gens, generator.name
+    prompts = [optimizer.messages(**optimizer_case(episodes[i], task_of[i])) for i in live]
+    return prompts, [g[0] for g in optimizer.generate(prompts, 1, seed=seed)], optimizer.name
+
+# %% ../nbs/11_episode.ipynb #031f7cf7
+def _add_turn(ep: Episode, turn: Turn, threshold: float, max_turns: int) -> bool:
+    "Append `turn` to `ep` and update its state; True while the episode goes on."
+    previous = ep.turns[-1].report.code if ep.turns else None
+    ep.turns.append(turn)
+    ep.state.update(turn)
+    why = stop_reason(turn.index, turn.report, previous, threshold, max_turns)
+    if why: ep.stop_reason = why
+    return not why
+
+# %% ../nbs/11_episode.ipynb #735d7c00
 def run_episodes(tasks, generator: Generator, optimizer: Optimizer, tester: Tester, group_size: int = 8,
                  max_turns: int = 4, threshold: float = 0.8, progress: bool = True, seed: int | None = 0,
                  final: str = 'best', on_turn=None, credit: dict | None = None) -> list[Episode]:
@@ -136,32 +168,17 @@ def run_episodes(tasks, generator: Generator, optimizer: Optimizer, tester: Test
         bar = tqdm(total=max_turns, desc=f'episodes ({mode})', unit='turn')
     for k in range(max_turns):
         if not live: break
-        turn_seed = None if seed is None else seed + 1000 * k
         t0 = time.perf_counter()
-        if k == 0:
-            msgs = [generator.messages(t) for t in tasks]
-            prompts = [msgs[i // group_size] for i in live]
-            gens = [g for group in generator.generate(msgs, group_size, seed=turn_seed) for g in group]
-            agent = generator.name
-        else:
-            prompts = [optimizer.messages(**optimizer_case(episodes[i], task_of[i])) for i in live]
-            gens = [g[0] for g in optimizer.generate(prompts, 1, seed=turn_seed)]
-            agent = optimizer.name
+        prompts, gens, agent = _sample_turn(k, live, tasks, episodes, task_of, generator, optimizer, group_size,
+                                            None if seed is None else seed + 1000 * k)
         t1 = time.perf_counter()
         reports = tester.test_many([(task_of[i], g.text) for i, g in zip(live, gens)])
-        t2 = time.perf_counter()
-        share = dict(generate=(t1 - t0) / len(live), test=(t2 - t1) / len(live))
+        share = dict(generate=(t1 - t0) / len(live), test=(time.perf_counter() - t1) / len(live))
         still = []
         for i, msgs_i, g, rep in zip(live, prompts, gens, reports):
-            ep = episodes[i]
-            previous = ep.turns[-1].report.code if ep.turns else None
             turn = Turn(k, agent, msgs_i, g, rep, seconds=share)
-            ep.turns.append(turn)
-            ep.state.update(turn)
-            why = stop_reason(k, rep, previous, threshold, max_turns)
-            if why: ep.stop_reason = why
-            else: still.append(i)
-            if on_turn is not None: on_turn(ep, turn)
+            if _add_turn(episodes[i], turn, threshold, max_turns): still.append(i)
+            if on_turn is not None: on_turn(episodes[i], turn)
         live = still
         if bar is not None:
             bar.set_postfix(live=len(live), reward=f'{sum(r.reward.total for r in reports) / len(reports):.3f}'); bar.update(1)
@@ -181,6 +198,7 @@ def save_transcripts(path, episodes, append: bool = False) -> Path:
         os.fsync(f.fileno())
     return path
 
+# %% ../nbs/11_episode.ipynb #6bbff106
 def load_transcripts(path) -> list[Episode]:
     "Read a JSONL transcript back into `Episode`s (a torn last line is skipped with a warning)."
     path = Path(path)
@@ -212,6 +230,7 @@ _VIEW_CSS = ('<style>.cw-ep{font-family:ui-sans-serif,system-ui,sans-serif;font-
              '.cw-add{background:#dafbe1}.cw-del{background:#ffebe9}.cw-hunk{color:#8250df}'
              '.cw-grid{border-collapse:collapse}.cw-grid td,.cw-grid th{border:1px solid #d0d7de;padding:3px;vertical-align:top}</style>')
 
+# %% ../nbs/11_episode.ipynb #571df435
 def diff_html(old: str | None, new: str) -> str:
     "`new` as a unified diff against `old` (in full when there is no `old`), as escaped HTML."
     if not new: return '<pre class="cw-code">(no code)</pre>'
@@ -221,6 +240,7 @@ def diff_html(old: str | None, new: str) -> str:
     def cls(l): return 'cw-add' if l.startswith('+') and not l.startswith('+++') else 'cw-del' if l.startswith('-') and not l.startswith('---') else 'cw-hunk' if l.startswith('@@') else ''
     return '<pre class="cw-code">' + '\n'.join(f'<span class="{cls(l)}">{html.escape(l)}</span>' for l in lines[2:]) + '</pre>'
 
+# %% ../nbs/11_episode.ipynb #0ebc95ab
 def _badge(verdict: str) -> str:
     return f'<span class="cw-badge" style="background:{_VERDICT_COLOURS.get(verdict, "#6e7781")}">{html.escape(verdict)}</span>'
 
@@ -238,94 +258,159 @@ def turn_card_html(turn: Turn) -> str:
     bits.append(f'<span style="color:#57606a">{g.num_tokens} tokens, {html.escape(g.finish_reason)}</span>')
     return f'<div class="cw-card">{"<br>".join(bits)}</div>'
 
+# %% ../nbs/11_episode.ipynb #dfc958b9
 def _banner(ep: Episode) -> str:
     if ep.mode != 'compile-only': return ''
     return ('<div class="cw-banner"><b>compile-only</b>: no GPU ran these kernels; verdicts stop at <i>compiled</i> and '
             'rewards hold only what the compiler knows.</div>')
 
-def episode_html(ep: Episode, details: bool = True) -> str:
+def _turn_details_html(t: Turn, previous: str | None) -> str:
+    "A turn in detail: its verdict and explanation, its kernel as a diff, the feedback and the prompt folded."
+    prompt = '\n\n'.join(f"[{m.get('role')}]\n{m.get('content', '')}" for m in t.messages)
+    return ''.join([f'<h4 style="margin:8px 0 2px">turn {t.index} · {html.escape(t.agent)} · {_badge(t.report.verdict.value)} '
+                    f'· {html.escape(t.report.reward.explanation)}</h4>', diff_html(previous, t.report.code),
+                    f'<details><summary>Tester feedback</summary><pre class="cw-code">{html.escape(t.report.feedback)}</pre></details>',
+                    f'<details><summary>prompt ({len(t.generation.prompt_ids)} tokens)</summary><pre class="cw-code">{html.escape(prompt)}</pre></details>'])
+
+# %% ../nbs/11_episode.ipynb #f472fde2
+def _final(ep: Episode) -> str: return '—' if ep.final_reward is None else f'{ep.final_reward:.3f}'
+
+def episode_html(ep: Episode, details: bool = True, banner: bool = True, label: str | None = None) -> str:
     "One episode as HTML: a header, the timeline of turn cards, and (with `details`) each turn's diff, feedback and prompt."
-    head = (f'<div><b>{html.escape(ep.label)}</b> · {html.escape(ep.mode)} · {len(ep.turns)} turns · stopped: '
-            f'{html.escape(ep.stop_reason or "—")} · final reward {ep.final_reward if ep.final_reward is None else f"{ep.final_reward:.3f}"}</div>')
+    head = (f'<div><b>{html.escape(label or ep.label)}</b> · {html.escape(ep.mode)} · {len(ep.turns)} turns · stopped: '
+            f'{html.escape(ep.stop_reason or "—")} · final reward {_final(ep)}</div>')
     timeline = '<div class="cw-row">' + '<span style="align-self:center">→</span>'.join(turn_card_html(t) for t in ep.turns)
     timeline += f'<span style="align-self:center">■ {html.escape(ep.stop_reason or "")}</span></div>'
-    out = [_VIEW_CSS, '<div class="cw-ep">', head, _banner(ep), timeline]
-    if details:
-        previous = None
-        for t in ep.turns:
-            out.append(f'<h4 style="margin:8px 0 2px">turn {t.index} · {html.escape(t.agent)} · {_badge(t.report.verdict.value)} '
-                       f'· {html.escape(t.report.reward.explanation)}</h4>')
-            out.append(diff_html(previous, t.report.code))
-            out.append(f'<details><summary>Tester feedback</summary><pre class="cw-code">{html.escape(t.report.feedback)}</pre></details>')
-            prompt = '\n\n'.join(f"[{m.get('role')}]\n{m.get('content', '')}" for m in t.messages)
-            out.append(f'<details><summary>prompt ({len(t.generation.prompt_ids)} tokens)</summary><pre class="cw-code">{html.escape(prompt)}</pre></details>')
-            if t.report.code: previous = t.report.code
+    out = [_VIEW_CSS, '<div class="cw-ep">', head, _banner(ep) if banner else '', timeline]
+    previous = None
+    for t in (ep.turns if details else []):
+        out.append(_turn_details_html(t, previous))
+        if t.report.code: previous = t.report.code
     return ''.join(out) + '</div>'
 
-def group_html(episodes: list[Episode]) -> str:
+# %% ../nbs/11_episode.ipynb #c2dcff76
+def group_html(episodes: list[Episode], banner: bool = True, labels: list[str] | None = None) -> str:
     "Episodes side by side: one column per episode, one row per turn."
     n = max((len(e.turns) for e in episodes), default=0)
-    head = ''.join(f'<th>{html.escape(e.label)}<br>final {e.final_reward if e.final_reward is None else f"{e.final_reward:.3f}"} · '
-                   f'{html.escape(e.stop_reason)}</th>' for e in episodes)
+    labels = labels or [e.label for e in episodes]
+    head = ''.join(f'<th>{html.escape(l)}<br>final {_final(e)} · {html.escape(e.stop_reason)}</th>' for e, l in zip(episodes, labels))
     rows = ''.join('<tr>' + ''.join(f'<td>{turn_card_html(e.turns[k]) if k < len(e.turns) else ""}</td>' for e in episodes) + '</tr>'
                    for k in range(n))
-    banner = _banner(episodes[0]) if episodes and any(e.mode == 'compile-only' for e in episodes) else ''
-    return f'{_VIEW_CSS}<div class="cw-ep">{banner}<table class="cw-grid"><tr>{head}</tr>{rows}</table></div>'
+    top = _banner(episodes[0]) if banner and episodes and any(e.mode == 'compile-only' for e in episodes) else ''
+    return f'{_VIEW_CSS}<div class="cw-ep">{top}<table class="cw-grid"><tr>{head}</tr>{rows}</table></div>'
 
-# %% ../nbs/11_episode.ipynb #0ebc95ab
-def _reward_figure(ep: Episode):
-    import matplotlib.pyplot as plt
-    from cudarl_wb.reward import episode_reward_bars
-    fig = episode_reward_bars([t.report.reward for t in ep.turns], [t.agent for t in ep.turns],
-                              credits=[t.turn_reward for t in ep.turns] if all(t.turn_reward is not None for t in ep.turns) else None)
-    plt.close(fig)
-    return fig
+# %% ../nbs/11_episode.ipynb #17bc1d63
+def _turn_line_text(t: Turn) -> str:
+    r = t.report.reward
+    credit = '' if t.turn_reward is None else f' credit {t.turn_reward:+.3f}'
+    return f'turn {t.index} {t.agent:9s} {t.report.verdict.value:24s} reward {r.total:.3f}{credit}  {safe_text(r.explanation, 90)}'
 
-def show_episode(episode: Episode):
+def episode_text(ep: Episode, details: bool = True, banner: bool = True, label: str | None = None) -> str:
+    "One episode as plain text: a header, a line per turn, and (with `details`) each kernel and its feedback."
+    out = [f'{label or ep.label} · {ep.mode} · {len(ep.turns)} turns · stopped: {ep.stop_reason or "—"} · final reward {_final(ep)}']
+    if banner and ep.mode == 'compile-only': out.append('compile-only: no GPU ran these kernels; rewards hold only what the compiler knows.')
+    out += ['  ' + _turn_line_text(t) for t in ep.turns]
+    previous = None
+    for t in (ep.turns if details else []):
+        code = t.report.code
+        body = ('(no code)' if not code else code.strip() if not previous else
+                '\n'.join(list(difflib.unified_diff(previous.splitlines(), code.splitlines(), lineterm='', n=1))[2:]) or '(unchanged)')
+        out += ['', f'--- turn {t.index} · {t.agent} · {t.report.verdict.value}', body, 'Tester feedback:', t.report.feedback.strip()]
+        if code: previous = code
+    return '\n'.join(out)
+
+# %% ../nbs/11_episode.ipynb #db22bead
+def _reward_png(ep: Episode) -> bytes:
+    "The episode's reward bars (07_reward) as PNG bytes."
+    from cudarl_wb.reward import episode_reward_bars, _figure_png
+    credits = [t.turn_reward for t in ep.turns] if all(t.turn_reward is not None for t in ep.turns) else None
+    return _figure_png(episode_reward_bars([t.report.reward for t in ep.turns], [t.agent for t in ep.turns], credits=credits))
+
+def show_episode(episode: Episode, banner: bool = True, label: str | None = None) -> TextWidget:
     "A widget with one episode: its timeline, diffs, feedback, and the reward bars of every turn."
     import ipywidgets as W
-    from IPython.display import display
-    bars = W.Output()
-    if episode.turns:
-        with bars: display(_reward_figure(episode))
-    return W.VBox([W.HTML(episode_html(episode)), bars])
+    parts = [W.HTML(episode_html(episode, banner=banner, label=label))]
+    if episode.turns: parts.append(W.Image(value=_reward_png(episode), format='png', layout=W.Layout(max_width='560px')))
+    return TextWidget(W.VBox(parts), lambda: episode_text(episode, banner=banner, label=label))
 
+# %% ../nbs/11_episode.ipynb #b2492b68
+def episode_labels(episodes) -> list[tuple[str, str, Episode]]:
+    "(source, unique label, episode) for a list of episodes or a dict of source → episodes."
+    items = ([(str(k), e) for k, es in episodes.items() for e in es] if isinstance(episodes, dict)
+             else [(str(e.extra.get('source', '')), e) for e in episodes])
+    out, seen = [], {}
+    for src, e in items:
+        base = f'{src} · {e.label}' if src else e.label
+        seen[base] = seen.get(base, 0) + 1
+        out.append((src, base if seen[base] == 1 else f'{base} ({seen[base]})', e))
+    return out
+
+# %% ../nbs/11_episode.ipynb #334c3661
 class TranscriptViewer:
     "Browse episodes: a group side by side, and one of its episodes in detail."
-    def __init__(self, episodes: list[Episode]):
+    def __init__(self, episodes):
         import ipywidgets as W
-        self.episodes = list(episodes)
+        self.entries = episode_labels(episodes)
+        self.episodes = [e for _, _, e in self.entries]
         self.groups: dict = {}
-        for e in self.episodes: self.groups.setdefault((e.group, e.task), []).append(e)
-        keys = list(self.groups)
-        self.group_pick = W.Dropdown(options=[(f'group {g}: {t} ({len(self.groups[(g, t)])} episodes)', (g, t)) for g, t in keys],
-                                     description='group', layout=W.Layout(width='420px'))
-        self.episode_pick = W.Dropdown(description='episode', layout=W.Layout(width='420px'))
-        self.side_by_side, self.detail = W.HTML(), W.Output()
+        for src, label, e in self.entries: self.groups.setdefault((src, e.group, e.task), []).append((label, e))
+        opts = [((f'{s}: ' if s else '') + f'group {g}: {t} ({len(v)} episodes)', (s, g, t)) for (s, g, t), v in self.groups.items()]
+        self.group_pick = W.Dropdown(options=opts, description='group', layout=W.Layout(width='520px'))
+        self.episode_pick = W.Dropdown(description='episode', layout=W.Layout(width='520px'))
+        self.side_by_side, self.detail = W.HTML(), W.VBox()
         self.group_pick.observe(self._on_group, 'value')
         self.episode_pick.observe(self._on_episode, 'value')
         self.widget = W.VBox([self.group_pick, self.side_by_side, self.episode_pick, self.detail])
-        if keys: self._on_group()
+        if opts: self._on_group()
 
-    def _on_group(self, _=None):
-        eps = self.groups.get(self.group_pick.value, [])
-        self.side_by_side.value = group_html(eps)
-        self.episode_pick.options = [(f'{e.label}: final {e.final_reward if e.final_reward is None else round(e.final_reward, 3)}', i)
-                                     for i, e in enumerate(eps)]
-        self._on_episode()
+# %% ../nbs/11_episode.ipynb #f8339fc7
+@patch
+def _on_group(self: TranscriptViewer, _=None):
+    members = self.groups.get(self.group_pick.value, [])
+    self.side_by_side.value = group_html([e for _, e in members], labels=[l for l, _ in members])
+    best = lambda e: e.best.report.verdict.value if e.best else '—'
+    self.episode_pick.unobserve(self._on_episode, 'value')       # one render per pick, not one per trait change
+    self.episode_pick.options = [(f'{l} · best {best(e)} · final {_final(e)} · {e.stop_reason or "—"}', i) for i, (l, e) in enumerate(members)]
+    self.episode_pick.value = 0 if members else None
+    self.episode_pick.observe(self._on_episode, 'value')
+    self._on_episode()
 
-    def _on_episode(self, _=None):
-        eps = self.groups.get(self.group_pick.value, [])
-        self.detail.clear_output()
-        if eps and self.episode_pick.value is not None:
-            from IPython.display import display
-            with self.detail: display(show_episode(eps[self.episode_pick.value]))
+@patch
+def _on_episode(self: TranscriptViewer, _=None):
+    members = self.groups.get(self.group_pick.value, [])
+    i = self.episode_pick.value
+    self.detail.children = [show_episode(members[i][1], banner=False, label=members[i][0]).widget] if members and i is not None else []
 
-    def _ipython_display_(self):
-        from IPython.display import display
-        display(self.widget)
+# %% ../nbs/11_episode.ipynb #df18e53c
+@patch
+def text(self: TranscriptViewer) -> str:
+    "The viewer as plain text: every group's episodes on a line each, then the picked episode in detail."
+    out = []
+    if any(e.mode == 'compile-only' for e in self.episodes): out.append('compile-only: no GPU ran these kernels; rewards hold only what the compiler knows.')
+    for (s, g, t), members in self.groups.items():
+        out.append((f'{s}: ' if s else '') + f'group {g}: {t}')
+        out += [f'  {l}: {len(e.turns)} turns, stopped {e.stop_reason or "—"}, final {_final(e)}' for l, e in members]
+    members, i = self.groups.get(self.group_pick.value, []), self.episode_pick.value
+    if members and i is not None: out += ['', episode_text(members[i][1], banner=False, label=members[i][0])]
+    return '\n'.join(out)
 
-# %% ../nbs/11_episode.ipynb #c2dcff76
+@patch
+def __repr__(self: TranscriptViewer): return self.text()
+@patch
+def _repr_pretty_(self: TranscriptViewer, p, cycle): p.text(self.text())
+@patch
+def _repr_mimebundle_(self: TranscriptViewer, include=None, exclude=None):
+    return TextWidget(self.widget, self.text)._repr_mimebundle_(include, exclude)
+
+# %% ../nbs/11_episode.ipynb #2e9236a2
+RECORDED_TRANSCRIPT = 'assets/transcripts/recorded-compile-only.jsonl'
+
+def recorded_episodes() -> list[Episode]:
+    "The transcript shipped with the package: scripted answers judged by the real Tester, compile-only (see `extra['source']`)."
+    from importlib.resources import files
+    return load_transcripts(files('cudarl_wb') / RECORDED_TRANSCRIPT)
+
+# %% ../nbs/11_episode.ipynb #81ba2106
 def load_agent_models(name_or_path: str = 'tiny', device=None, dtype=None, seed: int = 0):
     "`AgentModels` from a preset, a model folder, an agents checkpoint folder, or a Hub name."
     from cudarl_wb.models import AgentModels, AGENTS, load_model
@@ -335,52 +420,67 @@ def load_agent_models(name_or_path: str = 'tiny', device=None, dtype=None, seed:
     base, tok = load_model(name_or_path, dtype=dtype, device=device, seed=seed)
     return AgentModels.create(base, tok)
 
+# %% ../nbs/11_episode.ipynb #7e92e4b1
+@dataclass
+class EpisodeOptions:
+    "How `cudarl-wb episode` runs: the model, the episodes, the sampling, the reward and the device."
+    model: str = option('tiny', 'tiny | small | a model or agents-checkpoint folder | a Hub name')
+    turns: int = option(4, 'most turns per episode')
+    group: int = option(1, 'episodes of the task, run together')
+    out: str | None = option(None, 'transcript file (JSONL; by default transcripts/<task>-seed<seed>.jsonl)')
+    seed: int = option(0, 'seed of the model and of the sampling')
+    threshold: float = option(0.8, 'stop once a reward reaches this')
+    max_new_tokens: int = option(512, 'most tokens per answer')
+    temperature: float = option(1.0, 'sampling temperature')
+    top_p: float = option(1.0, 'nucleus sampling: keep the most likely tokens up to this probability')
+    greedy: bool = option(False, 'arg-max decoding')
+    preset: str = option('ours', 'reward preset')
+    device: str | None = option(None, "where the model runs (by default the first GPU, else 'cpu')")
+    dtype: str | None = option(None, 'bf16, fp16 or fp32 (by default bf16 on a GPU, fp32 on a CPU)')
+    compile_only: bool = option(False, 'do not run kernels even where there is a GPU')
+
+# %% ../nbs/11_episode.ipynb #086d184e
 def episode_args(p: argparse.ArgumentParser):
     p.add_argument('--task', required=True, help='task name (see `cudarl-wb tasks`)')
-    p.add_argument('--model', default='tiny', help='tiny | small | a model or agents-checkpoint folder | a Hub name')
-    p.add_argument('--turns', type=int, default=4, help='most turns per episode (default 4)')
-    p.add_argument('--group', type=int, default=1, help='episodes of the task, run together (default 1)')
-    p.add_argument('--out', default=None, help='transcript file (JSONL; default transcripts/<task>-seed<seed>.jsonl)')
-    p.add_argument('--seed', type=int, default=0)
-    p.add_argument('--threshold', type=float, default=0.8, help='stop once a reward reaches this (default 0.8)')
-    p.add_argument('--max-new-tokens', type=int, default=512)
-    p.add_argument('--temperature', type=float, default=1.0)
-    p.add_argument('--top-p', type=float, default=1.0)
-    p.add_argument('--greedy', action='store_true', help='arg-max decoding')
-    p.add_argument('--preset', default='ours', help='reward preset (default ours)')
-    p.add_argument('--device', default=None, help="where the model runs (default: the first GPU, else 'cpu')")
-    p.add_argument('--dtype', default=None, help='bf16, fp16 or fp32 (default: bf16 on a GPU, fp32 on a CPU)')
-    p.add_argument('--compile-only', action='store_true', help='do not run kernels even where there is a GPU')
+    add_options(p, EpisodeOptions)
 
+# %% ../nbs/11_episode.ipynb #fc5f6f7e
 def _turn_line(ep: Episode, turn: Turn) -> str:
     r = turn.report
     why = r.reward.explanation if r.compile.ok else r.bench.message   # the compiler's reason when it did not build
     return (f'[{ep.mode}] {ep.label} turn {turn.index} {turn.agent:9s} {r.verdict.value:24s} reward {r.reward.total:.3f}'
             f'  {turn.generation.num_tokens:4d} tokens  {safe_text(why, 110)}')
 
+# %% ../nbs/11_episode.ipynb #ae9973eb
+def _run_cli_episodes(task: Task, models, o: EpisodeOptions) -> list[Episode]:
+    "The command's episodes, each turn printed as it is judged."
+    sampling = Sampling(temperature=o.temperature, top_p=o.top_p, max_new_tokens=o.max_new_tokens, greedy=o.greedy)
+    with Tester(evaluator=False if o.compile_only else None, reward_preset=o.preset) as tester:
+        print(f'task {task.name} · model {o.model} · {o.group} episode(s) × up to {o.turns} turns · rewards: {tester.mode}'
+              + (' (no GPU: kernels are compiled, not run)' if tester.mode == 'compile-only' else ''))
+        return run_episodes([task], Generator(models, sampling=sampling), Optimizer(models, sampling=sampling), tester,
+                            group_size=o.group, max_turns=o.turns, threshold=o.threshold, progress=False,
+                            seed=o.seed, on_turn=lambda e, t: print(_turn_line(e, t), flush=True))
+
+# %% ../nbs/11_episode.ipynb #af307eb5
 def episode_command(args) -> int:
-    try: task = get_task(args.task)
+    o = from_options(EpisodeOptions, args)
+    try:
+        task = get_task(args.task)
+        Sampling(temperature=o.temperature, top_p=o.top_p, max_new_tokens=o.max_new_tokens, greedy=o.greedy)
     except KeyError as e:
         print(f'cudarl-wb episode: {e.args[0]}', file=sys.stderr); return 1
-    try: sampling = Sampling(temperature=args.temperature, top_p=args.top_p, max_new_tokens=args.max_new_tokens, greedy=args.greedy)
     except ValueError as e:
         print(f'cudarl-wb episode: {e}', file=sys.stderr); return 1
     from cudarl_wb.models import ModelUnavailableError
-    try: models = load_agent_models(args.model, device=args.device, dtype=args.dtype, seed=args.seed)
+    try: models = load_agent_models(o.model, device=o.device, dtype=o.dtype, seed=o.seed)
     except (ModelUnavailableError, FileNotFoundError, ValueError, KeyError) as e:
-        print(f'cudarl-wb episode: cannot load {args.model!r}: {e}', file=sys.stderr); return 1
-    out = Path(args.out or f'transcripts/{task.name}-seed{args.seed}.jsonl')
-    with Tester(evaluator=False if args.compile_only else None, reward_preset=args.preset) as tester:
-        print(f'task {task.name} · model {args.model} · {args.group} episode(s) × up to {args.turns} turns · rewards: {tester.mode}'
-              + (' (no GPU: kernels are compiled, not run)' if tester.mode == 'compile-only' else ''))
-        t0 = time.perf_counter()
-        episodes = run_episodes([task], Generator(models, sampling=sampling), Optimizer(models, sampling=sampling), tester,
-                                group_size=args.group, max_turns=args.turns, threshold=args.threshold, progress=False,
-                                seed=args.seed, on_turn=lambda e, t: print(_turn_line(e, t), flush=True))
+        print(f'cudarl-wb episode: cannot load {o.model!r}: {e}', file=sys.stderr); return 1
+    out, t0 = Path(o.out or f'transcripts/{task.name}-seed{o.seed}.jsonl'), time.perf_counter()
+    episodes = _run_cli_episodes(task, models, o)
     save_transcripts(out, episodes)
     for e in episodes:
-        best = e.best
         print(f'[{e.mode}] {e.label}: {len(e.turns)} turns, stopped: {e.stop_reason}, final reward {e.final_reward:.3f} '
-              f'(turn {best.index}, {best.report.verdict.value})')
+              f'(turn {e.best.index}, {e.best.report.verdict.value})')
     print(f'wrote {out} ({len(episodes)} episodes, {time.perf_counter() - t0:.1f} s)')
     return 0

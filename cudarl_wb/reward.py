@@ -6,7 +6,7 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/reward.html.md"""
 
 # %% ../nbs/07_reward.ipynb #e2472be4
 from __future__ import annotations
-import argparse, dataclasses, json, math, re, sys
+import argparse, dataclasses, html, json, math, re, sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from .core import *
@@ -14,9 +14,10 @@ from .core import *
 # %% auto #0
 __all__ = ['QUALITY_SIGNS', 'MAX_QUALITY_CHARS', 'QUALITY_WEIGHTS', 'SMEM_BUDGET_BYTES', 'COMPONENTS', 'SPEEDUP_LINEAR_CAP',
            'GATED', 'RUNTIME', 'PRESETS', 'INFO_FLAGS', 'CLEARED_BY_RETIME', 'REWARD_SPEEDUP_LIMIT', 'ROOFLINE_LIMIT',
-           'speedup_score', 'device_functions', 'code_quality', 'relevant_signs', 'quality_score', 'spill_penalty',
-           'resource_penalties', 'occupancy_of', 'efficiency_score', 'Preset', 'Reward', 'reward_flags', 'get_preset',
-           'compute_reward', 'turn_rewards', 'reward_bars', 'episode_reward_bars', 'group_table', 'reward_widget',
+           'SHORT_NAMES', 'speedup_score', 'device_functions', 'code_quality', 'relevant_signs', 'quality_score',
+           'spill_penalty', 'resource_penalties', 'occupancy_of', 'efficiency_score', 'Preset', 'Reward',
+           'reward_flags', 'get_preset', 'compute_reward', 'turn_rewards', 'reward_bars', 'episode_reward_bars',
+           'group_table', 'group_table_html', 'group_text', 'TextWidget', 'reward_widget', 'RewardOptions',
            'reward_args', 'reward_command']
 
 # %% ../nbs/07_reward.ipynb #260fe757
@@ -33,16 +34,7 @@ def speedup_score(s: float | None, cap: float = 10.0, floor: float = 0.1, parity
 QUALITY_SIGNS = ('coalesced', 'vectorized', 'shared_tiling', 'warp_shuffle', 'bounds_check')
 MAX_QUALITY_CHARS = 200_000   # longer sources are read only this far: the signs are cheap, not unbounded
 
-_COMMENT_OR_STRING = re.compile(r'//[^\n]*|/\*.*?(?:\*/|\Z)|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
-
-def _strip_comments(src: str) -> str:
-    "Comments become spaces (keeping newlines), string and char literals become empty ones."
-    def repl(m):
-        s = m.group(0)
-        if s.startswith('/'): return re.sub(r'[^\n]', ' ', s)
-        return s[0] * 2
-    return _COMMENT_OR_STRING.sub(repl, src)
-
+# %% ../nbs/07_reward.ipynb #f4af7126
 def _match_brace(s: str, i: int) -> int:
     "Index just past the brace that closes the `{` at `i` (or the end of `s`)."
     depth = 0
@@ -54,12 +46,13 @@ def _match_brace(s: str, i: int) -> int:
             if depth == 0: return j + 1
     return len(s)
 
+# %% ../nbs/07_reward.ipynb #e3c20808
 _LAUNCH_BOUNDS = re.compile(r'__launch_bounds__\s*\([^()]*\)')
 _FUNC_HEAD = re.compile(r'__(global|device)__\b[^;{}]*?\b(\w+)\s*\(([^)]*)\)[^;{]*\{')
 
 def device_functions(source: str) -> list[dict]:
     "The `__global__` and `__device__` functions of `source`: kind, name, parameter text and body."
-    s = _strip_comments(safe_text(source)[:MAX_QUALITY_CHARS])
+    s = blank_comments(safe_text(source)[:MAX_QUALITY_CHARS], literals=True)
     s = _LAUNCH_BOUNDS.sub(lambda m: ' ' * len(m.group(0)), s)
     out, pos = [], 0
     while (m := _FUNC_HEAD.search(s, pos)):
@@ -75,7 +68,7 @@ _WARP_INDEX = re.compile(r'threadIdx\.x\s*(?:/|>>)\s*\w+')  # the same for all 3
 
 def _thread_vars(body: str, axis: str = r'[xyz]', lanes_only: bool = False) -> set[str]:
     "Variables of `body` derived from `threadIdx.<axis>`; with `lanes_only`, not warp indices (`threadIdx.x / 32`)."
-    seeds = re.compile(r'threadIdx\.' + axis)
+    roots = re.compile(r'threadIdx\.' + axis)
     found = set()
     assigns = [(m.group(1), m.group(2)) for m in _ASSIGN.finditer(body) if '[' not in m.group(2)]
     if lanes_only: assigns = [(n, _WARP_INDEX.sub('warp', e)) for n, e in assigns]
@@ -83,11 +76,12 @@ def _thread_vars(body: str, axis: str = r'[xyz]', lanes_only: bool = False) -> s
         grew = False
         for name, expr in assigns:
             if name in found: continue
-            if seeds.search(expr) or any(re.search(_IDENT % re.escape(v), expr) for v in found):
+            if roots.search(expr) or any(re.search(_IDENT % re.escape(v), expr) for v in found):
                 found.add(name); grew = True
         if not grew: break
     return found
 
+# %% ../nbs/07_reward.ipynb #99ce60de
 def _pointer_params(params: str) -> set[str]:
     "Names of pointer parameters (global memory) in a parameter list."
     names = set()
@@ -95,6 +89,7 @@ def _pointer_params(params: str) -> set[str]:
         if '*' in p and (m := re.search(r'(\w+)\s*(?:\[\s*\])?\s*$', p.strip())): names.add(m.group(1))
     return names
 
+# %% ../nbs/07_reward.ipynb #3c06505a
 def _global_pointers(fn: dict) -> set[str]:
     "Pointer parameters and local pointers computed from them (`const float* xr = x + row * cols;`)."
     ptrs = _pointer_params(fn['params'])
@@ -114,6 +109,7 @@ def _multiplied(var: str, expr: str) -> bool:
     v = re.escape(var)
     return bool(re.search(r'\*\s*\(?\s*(?:\(\w+\)\s*)?' + v + r'(?!\w)|(?<![\w.])' + v + r'\s*\)?\s*\*', expr))
 
+# %% ../nbs/07_reward.ipynb #c0c2bb8b
 def _coalesced_share(fn: dict) -> tuple[int, int]:
     "(coalesced, total) global-memory subscripts that use a thread-x index in `fn`."
     xs, ptrs = _thread_vars(fn['body'], 'x', lanes_only=True), _global_pointers(fn)
@@ -132,6 +128,7 @@ _VECTOR = re.compile(r'\b(?:float|double|int|uint|short|ushort|char|uchar|long|u
 _BARRIER = re.compile(r'__syncthreads\w*\s*\(|\.sync\s*\(\s*\)|\bcg::sync\s*\(|\b__syncwarp\s*\(|\bbarrier\b')
 _CONDITION = re.compile(r'\b(?:if|while)\s*\(|\bfor\s*\([^;]*;')
 
+# %% ../nbs/07_reward.ipynb #9823b3a7
 def _conditions(body: str, longest: int = 400) -> list[str]:
     "The text of every `if`/`while` condition and `for` loop condition in `body` (each read at most `longest` chars)."
     out = []
@@ -146,6 +143,7 @@ def _conditions(body: str, longest: int = 400) -> list[str]:
             out.append(body[m.end():j - 1])
     return out
 
+# %% ../nbs/07_reward.ipynb #1481a644
 def _has_bounds_check(fn: dict) -> bool:
     idx = _thread_vars(fn['body']) | {'threadIdx.x', 'threadIdx.y', 'threadIdx.z'}
     for cond in _conditions(fn['body']):
@@ -153,6 +151,7 @@ def _has_bounds_check(fn: dict) -> bool:
             return True
     return False
 
+# %% ../nbs/07_reward.ipynb #f6397572
 def code_quality(source: str | bytes | None) -> dict[str, float]:
     "Static signs of good CUDA in `source`, each named and in [0, 1]."
     signs = dict.fromkeys(QUALITY_SIGNS, 0.0)
@@ -171,7 +170,7 @@ def code_quality(source: str | bytes | None) -> dict[str, float]:
     if indexed: signs['bounds_check'] = sum(_has_bounds_check(f) for f in indexed) / len(indexed)
     return signs
 
-# %% ../nbs/07_reward.ipynb #962d75a7
+# %% ../nbs/07_reward.ipynb #61f6d02a
 QUALITY_WEIGHTS = dict(coalesced=1.0, vectorized=0.5, shared_tiling=1.0, warp_shuffle=0.5, bounds_check=1.0)
 _RELEVANT = {  # task tag -> the signs that can matter for it
     'elementwise': ('coalesced', 'vectorized', 'bounds_check'),
@@ -190,6 +189,7 @@ def relevant_signs(task=None) -> tuple[str, ...]:
     for tag in tags: picked.update(_RELEVANT.get(tag, ()))
     return tuple(s for s in QUALITY_SIGNS if s in picked) or QUALITY_SIGNS
 
+# %% ../nbs/07_reward.ipynb #29644df9
 def quality_score(signs: dict[str, float], task=None) -> float:
     "Weighted mean of the signs relevant to `task`, in [0, 1]."
     names = relevant_signs(task)
@@ -203,6 +203,7 @@ def spill_penalty(spill_bytes: float) -> float:
     "Penalty in [0, 1) for spill traffic: 0.5 at 64 bytes."
     return 1 - 2 ** (-max(0.0, spill_bytes) / 64)
 
+# %% ../nbs/07_reward.ipynb #f5ab0bce
 def resource_penalties(compile_result: CompileResult, bench_result: BenchResult | None = None,
                        smem_budget: int = SMEM_BUDGET_BYTES) -> dict[str, float]:
     "Named resource penalties in [0, 1] from the ptxas report and the compiler's warnings."
@@ -222,11 +223,13 @@ def resource_penalties(compile_result: CompileResult, bench_result: BenchResult 
 
 # %% ../nbs/07_reward.ipynb #0804b0b3
 def _number(v) -> float | None:
+    "`v` as a finite float, or None (booleans are not numbers here)."
     if isinstance(v, bool) or not isinstance(v, (int, float)): return None
     return float(v) if math.isfinite(v) else None
 
-def occupancy_of(compile_result: CompileResult, bench_result: BenchResult | None = None) -> tuple[float | None, str]:
-    "Theoretical occupancy in [0, 1] and where it was read, or (None, '')."
+# %% ../nbs/07_reward.ipynb #b0ae7e95
+def _recorded_occupancy(compile_result: CompileResult, bench_result: BenchResult | None) -> tuple[float | None, str]:
+    "Occupancy the records carry in `extra['occupancy']` (a number, or kernel name → number), and which record."
     for where, extra in (('bench_result.extra', bench_result.extra if bench_result else None),
                          ('compile_result.extra', compile_result.extra)):
         v = (extra or {}).get('occupancy')
@@ -234,20 +237,33 @@ def occupancy_of(compile_result: CompileResult, bench_result: BenchResult | None
             vals = [x for x in map(_number, v.values()) if x is not None]
             v = sum(vals) / len(vals) if vals else None
         if (v := _number(v)) is not None: return min(1.0, max(0.0, v)), f"{where}['occupancy']"
+    return None, ''
+
+# %% ../nbs/07_reward.ipynb #8d182ef4
+def _compiler_occupancy(compile_result: CompileResult, bench_result: BenchResult | None) -> float | None:
+    "Mean theoretical occupancy of the kernels from `compiler.theoretical_occupancy`, when a block size is known."
     sizes = (((bench_result.extra if bench_result else None) or {}).get('block_size'), (compile_result.extra or {}).get('block_size'))
     block = next((b for b in sizes if _number(b)), None)
-    if block is None or not compile_result.kernels: return None, ''
+    if block is None or not compile_result.kernels: return None
     try: from cudarl_wb.compiler import theoretical_occupancy
-    except ImportError: return None, ''
+    except ImportError: return None
     occs = []
     for k in compile_result.kernels:
         try: o = theoretical_occupancy(k, int(block), compile_result.arch or 'sm_90')
         except Exception: continue
         o = getattr(o, 'occupancy', o.get('occupancy') if isinstance(o, dict) else o)
         if (o := _number(o)) is not None: occs.append(o)
-    if not occs: return None, ''
-    return min(1.0, max(0.0, sum(occs) / len(occs))), 'compiler.theoretical_occupancy'
+    return min(1.0, max(0.0, sum(occs) / len(occs))) if occs else None
 
+# %% ../nbs/07_reward.ipynb #21b6b476
+def occupancy_of(compile_result: CompileResult, bench_result: BenchResult | None = None) -> tuple[float | None, str]:
+    "Theoretical occupancy in [0, 1] and where it was read, or (None, '')."
+    v, where = _recorded_occupancy(compile_result, bench_result)
+    if v is not None: return v, where
+    v = _compiler_occupancy(compile_result, bench_result)
+    return (None, '') if v is None else (v, 'compiler.theoretical_occupancy')
+
+# %% ../nbs/07_reward.ipynb #d280ae72
 def efficiency_score(peak_fraction: float | None, occupancy: float | None) -> float:
     "0.8 × share of the roofline + 0.2 × theoretical occupancy; either alone when the other is unknown."
     pf = None if (p := _number(peak_fraction)) is None else min(1.0, max(0.0, p))
@@ -276,6 +292,7 @@ SPEEDUP_LINEAR_CAP = 10.0   # `speedup_linear` = min(speedup over eager, 10) / 1
 GATED = ('correct', 'pass_rate', 'performance', 'speedup_linear', 'efficiency', 'quality', 'warp_shuffle', 'coalesced')
 RUNTIME = ('correct', 'pass_rate', 'performance', 'speedup_linear', 'efficiency', 'timeout', 'crash')  # unknown when nothing ran
 
+# %% ../nbs/07_reward.ipynb #756d2c76
 @dataclass(frozen=True)
 class Preset:
     "A named way to weigh the components."
@@ -292,8 +309,8 @@ class Preset:
 
 # %% ../nbs/07_reward.ipynb #899d27fc
 PRESETS: dict[str, Preset] = {p.name: p for p in [
-    Preset('seeds', dict(compiled=0.30, correct=0.30, performance=0.25, efficiency=0.10, quality=0.05),
-           why='the seeds: 30/30/25/10/5 over compile, correct, performance, efficiency, quality'),
+    Preset('compile-heavy', dict(compiled=0.30, correct=0.30, performance=0.25, efficiency=0.10, quality=0.05),
+           why='compiling earns as much as correctness: 30/30/25/10/5 over compile, correct, performance, efficiency, quality'),
     Preset('critique', dict(pass_rate=0.5, performance=0.4, reg_pressure=-0.05, smem_over=-0.05, timeout=-0.1,
                             warp_shuffle=0.05, coalesced=0.05),
            speedup=dict(cap=10.0, floor=1.0, parity=0.0), baselines=(('eager', 1.0),),
@@ -344,10 +361,11 @@ ROOFLINE_LIMIT = 1.05
 
 def _flag_name(flag) -> str: return str(flag).split(':')[0].strip()
 
+# %% ../nbs/07_reward.ipynb #6fa5d1d1
 _LAUNCH = re.compile(r'<<<|\bcudaLaunch\w*\s*\(|\bcuLaunch\w*\s*\(')
 
-def reward_flags(compile_result: CompileResult, bench_result: BenchResult | None = None, source: str | None = None) -> list[str]:
-    "Reasons to zero the reward: static rejections, the benchmarker's flags, and the reward's own guards."
+def _static_flags(compile_result: CompileResult, source: str | None = None) -> list[str]:
+    "Reasons to zero the reward found in the compiler's record and the source."
     flags = []
     if compile_result.verdict is Verdict.REJECTED or compile_result.issues:
         why = '; '.join(f'{i.code}' + (f' (line {i.line})' if i.line else '') for i in compile_result.issues) or 'static check'
@@ -355,12 +373,17 @@ def reward_flags(compile_result: CompileResult, bench_result: BenchResult | None
     src = source if source is not None else compile_result.source
     if compile_result.verdict.compiled and src:   # an empty source means "not given" here
         if not any(f['kind'] == 'global' for f in device_functions(src)): flags.append('no-kernel: the source defines no __global__ function')
-        elif not _LAUNCH.search(_strip_comments(safe_text(src)[:MAX_QUALITY_CHARS])): flags.append('no-launch: no kernel is ever launched')
-    if bench_result is None or not bench_result.verdict.compiled: return flags
+        elif not _LAUNCH.search(blank_comments(safe_text(src)[:MAX_QUALITY_CHARS], literals=True)):
+            flags.append('no-launch: no kernel is ever launched')
+    return flags
+
+# %% ../nbs/07_reward.ipynb #e0fa0992
+def _bench_flags(bench_result: BenchResult) -> list[str]:
+    "Reasons to zero the reward found in the benchmarker's record."
     names = {_flag_name(f) for f in bench_result.flags}
     cleared = 'retimed-wall-clock' in names and 'timing-mismatch' not in names
     info = INFO_FLAGS | (CLEARED_BY_RETIME if cleared else frozenset())
-    flags += [str(f) for f in bench_result.flags if _flag_name(f) not in info]
+    flags = [str(f) for f in bench_result.flags if _flag_name(f) not in info]
     if bench_result.verdict is Verdict.CORRECT:
         for name, s in (('eager', bench_result.speedup_eager), ('torch.compile', bench_result.speedup_compile)):
             if s is None: continue
@@ -370,11 +393,21 @@ def reward_flags(compile_result: CompileResult, bench_result: BenchResult | None
         if pf is not None and (_number(pf) is None or pf > ROOFLINE_LIMIT): flags.append(f'above-roofline: {pf!r} of peak')
     return flags
 
+# %% ../nbs/07_reward.ipynb #059caaa8
+def reward_flags(compile_result: CompileResult, bench_result: BenchResult | None = None, source: str | None = None) -> list[str]:
+    "Reasons to zero the reward: static rejections, the benchmarker's flags, and the reward's own guards."
+    flags = _static_flags(compile_result, source)
+    if bench_result is None or not bench_result.verdict.compiled: return flags
+    return flags + _bench_flags(bench_result)
+
+# %% ../nbs/07_reward.ipynb #959e18c0
 def _failed_check(br: BenchResult) -> str:
+    "The first failed correctness check: shape, trials passed, where."
     bad = next((c for c in br.checks if not c.ok), None)
     if bad is None: return ''
     return f'{bad.shape} ({bad.passed}/{bad.trials} trials)' + (f', {bad.where}' if bad.where else '')
 
+# %% ../nbs/07_reward.ipynb #d98e6605
 _NVCC_AT_LINE = re.compile(r'\((\d+)\): (?:catastrophic )?error:?\s*(.*)')
 _ANY_ERROR = re.compile(r'^.*\berror\b.*$', re.I | re.M)
 
@@ -389,6 +422,7 @@ def _first_error(cr: CompileResult) -> str:
         if not re.match(r'\d+ errors? detected', m.group(0).strip()): return m.group(0).strip()[:160]
     return ''
 
+# %% ../nbs/07_reward.ipynb #69747c28
 def _gate(cr: CompileResult, br: BenchResult | None = None, source: str | None = None) -> tuple[str, str, Verdict]:
     "('none' | 'flagged' | 'compiled' | 'passed', reason, verdict) for the pair of records."
     verdict = cr.verdict
@@ -407,40 +441,53 @@ def _gate(cr: CompileResult, br: BenchResult | None = None, source: str | None =
     return 'compiled', f'{verdict.value}' + (f' on {detail}' if verdict is Verdict.WRONG and _failed_check(br) else f': {detail}' if detail else ''), verdict
 
 # %% ../nbs/07_reward.ipynb #b91535d3
+def _measured_parts(br: BenchResult, occupancy: float | None) -> list[str]:
+    "The speedups, roofline share and occupancy of a run, each only when measured."
+    parts = []
+    for name, s in (('eager', br.speedup_eager), ('torch.compile', br.speedup_compile)):
+        if _number(s) is not None: parts.append(f'{s:.2g}× over {name}' if s < 10 else f'{s:.0f}× over {name}')
+    if _number(br.peak_fraction) is not None:
+        what = ('peak bandwidth' if br.achieved_gbps is not None and br.achieved_tflops is None else
+                'peak compute' if br.achieved_tflops is not None and br.achieved_gbps is None else 'the roofline')
+        parts.append(f'{br.peak_fraction:.0%} of {what}')
+    if occupancy is not None: parts.append(f'{occupancy:.0%} occupancy')
+    return parts
+
+# %% ../nbs/07_reward.ipynb #df24d3fe
+def _cost_parts(cr: CompileResult) -> list[str]:
+    "Spills, high register counts and warnings, each only when there are some."
+    ks, parts = cr.kernels or [], []
+    spill = sum(k.spill_store_bytes + k.spill_load_bytes for k in ks)
+    if spill: parts.append(f'{spill} B spilled')
+    regs = max((k.registers for k in ks), default=0)
+    if regs > 64: parts.append(f'{regs} registers')
+    if (n := len(cr.warnings)): parts.append(f'{n} warning' + 's' * (n > 1))
+    return parts
+
+# %% ../nbs/07_reward.ipynb #e2f6b346
 def _explain(state: str, reason: str, verdict: Verdict, mode: str, br: BenchResult | None, cr: CompileResult,
              occupancy: float | None, signs: dict | None = None) -> str:
-    if state == 'flagged': parts = [reason]
-    elif state == 'none': parts = [reason]
+    "The one-line explanation: what happened, then what was measured and what it cost."
+    if state in ('flagged', 'none'): parts = [reason]
     elif mode == 'compile-only':
         parts = ['compiled (compile-only: nothing ran)']
         seen = [n.replace('_', ' ') for n, v in (signs or {}).items() if v >= 0.5]
         if seen: parts.append('static signs: ' + ', '.join(seen))
     elif state == 'passed': parts = ['correct']
     else: parts = [reason]
-    if state == 'passed' and br is not None:
-        for name, s in (('eager', br.speedup_eager), ('torch.compile', br.speedup_compile)):
-            if _number(s) is not None: parts.append(f'{s:.2g}× over {name}' if s < 10 else f'{s:.0f}× over {name}')
-        if _number(br.peak_fraction) is not None:
-            what = ('peak bandwidth' if br.achieved_gbps is not None and br.achieved_tflops is None else
-                    'peak compute' if br.achieved_tflops is not None and br.achieved_gbps is None else 'the roofline')
-            parts.append(f'{br.peak_fraction:.0%} of {what}')
-        if occupancy is not None: parts.append(f'{occupancy:.0%} occupancy')
-    if state in ('passed', 'compiled'):
-        ks = cr.kernels or []
-        spill = sum(k.spill_store_bytes + k.spill_load_bytes for k in ks)
-        if spill: parts.append(f'{spill} B spilled')
-        regs = max((k.registers for k in ks), default=0)
-        if regs > 64: parts.append(f'{regs} registers')
-        if (n := len(cr.warnings)): parts.append(f'{n} warning' + 's' * (n > 1))
+    if state == 'passed' and br is not None: parts += _measured_parts(br, occupancy)
+    if state in ('passed', 'compiled'): parts += _cost_parts(cr)
     return ', '.join(parts)
 
 # %% ../nbs/07_reward.ipynb #858f047f
 def _as(cls, v):
+    "`v` as a `cls` record: itself, from its dict, or from its JSON."
     if v is None or isinstance(v, cls): return v
     if isinstance(v, dict): return cls.from_dict(v)
     if isinstance(v, str): return cls.from_json(v)
     raise TypeError(f'expected a {cls.__name__}, its dict or its JSON, got {type(v).__name__}')
 
+# %% ../nbs/07_reward.ipynb #c7a40c93
 def get_preset(preset) -> Preset:
     "A `Preset` from a name, a `Preset` or a dict of weights."
     if isinstance(preset, Preset): return preset
@@ -451,7 +498,9 @@ def get_preset(preset) -> Preset:
         raise KeyError(f'no reward preset {preset!r}; presets: {", ".join(PRESETS)}' + (f' (did you mean {close[0]}?)' if close else ''))
     return PRESETS[preset]
 
+# %% ../nbs/07_reward.ipynb #bd6eb8b8
 def _task_of(task, br):
+    "The `Task` to score against: given, or named by the benchmark record; None when unknown."
     if task is None and br is not None and br.task: task = br.task
     if isinstance(task, str):
         try:
@@ -460,6 +509,27 @@ def _task_of(task, br):
         except (KeyError, ImportError): return None
     return task
 
+# %% ../nbs/07_reward.ipynb #8646cd9a
+def _component_values(state: str, mode: str, verdict: Verdict, cr: CompileResult, br: BenchResult | None,
+                      p: Preset, task, occupancy: float | None, signs: dict) -> dict[str, float]:
+    "Every component's value in [0, 1] for a candidate that compiled (`state` 'compiled' or 'passed')."
+    earned = state == 'passed' or mode == 'compile-only'   # static credit needs the gate, or no way to know
+    values = dict(compiled=1.0, **resource_penalties(cr, br),
+                  timeout=float(verdict is Verdict.TIMED_OUT), crash=float(verdict is Verdict.CRASHED),
+                  quality=quality_score(signs, task) if earned else 0.0,
+                  warp_shuffle=signs['warp_shuffle'] if earned else 0.0,
+                  coalesced=signs['coalesced'] if earned else 0.0)
+    if state == 'passed':
+        score = lambda s: speedup_score(s, **p.speedup)
+        speeds = dict(eager=br.speedup_eager, compile=br.speedup_compile)
+        mix = [(w, speeds[b]) for b, w in p.baselines if _number(speeds[b]) is not None]
+        values.update(correct=1.0, pass_rate=br.pass_rate,
+                      performance=sum(w * score(s) for w, s in mix) / sum(w for w, _ in mix) if mix else 0.0,
+                      speedup_linear=min(1.0, max(0.0, (_number(br.speedup_eager) or 0.0) / SPEEDUP_LINEAR_CAP)),
+                      efficiency=efficiency_score(br.peak_fraction, occupancy))
+    return {k: float(min(1.0, max(0.0, v))) for k, v in values.items()}
+
+# %% ../nbs/07_reward.ipynb #8355dcbf
 def compute_reward(compile_result, bench_result=None, preset='ours', source=None, task=None) -> Reward:
     "The gated, shaped reward of one candidate under `preset`, with its components and a one-line reason."
     cr, br, p = _as(CompileResult, compile_result), _as(BenchResult, bench_result), get_preset(preset)
@@ -476,23 +546,9 @@ def compute_reward(compile_result, bench_result=None, preset='ours', source=None
                  task=getattr(task, 'name', None))
     comps = dict.fromkeys(weights, 0.0)
     if state in ('compiled', 'passed'):
-        signs = code_quality(source if source is not None else cr.source)
-        extra['quality_signs'] = signs
-        earned = state == 'passed' or mode == 'compile-only'   # static credit needs the gate, or no way to know
-        values = dict(compiled=1.0, **resource_penalties(cr, br),
-                      timeout=float(verdict is Verdict.TIMED_OUT), crash=float(verdict is Verdict.CRASHED),
-                      quality=quality_score(signs, task) if earned else 0.0,
-                      warp_shuffle=signs['warp_shuffle'] if earned else 0.0,
-                      coalesced=signs['coalesced'] if earned else 0.0)
-        if state == 'passed':
-            score = lambda s: speedup_score(s, **p.speedup)
-            speeds = dict(eager=br.speedup_eager, compile=br.speedup_compile)
-            mix = [(w, speeds[b]) for b, w in p.baselines if _number(speeds[b]) is not None]
-            values.update(correct=1.0, pass_rate=br.pass_rate,
-                          performance=sum(w * score(s) for w, s in mix) / sum(w for w, _ in mix) if mix else 0.0,
-                          speedup_linear=min(1.0, max(0.0, (_number(br.speedup_eager) or 0.0) / SPEEDUP_LINEAR_CAP)),
-                          efficiency=efficiency_score(br.peak_fraction, occupancy))
-        comps = {k: float(min(1.0, max(0.0, values.get(k, 0.0)))) for k in weights}
+        extra['quality_signs'] = signs = code_quality(source if source is not None else cr.source)
+        values = _component_values(state, mode, verdict, cr, br, p, task, occupancy, signs)
+        comps = {k: values.get(k, 0.0) for k in weights}
     total = 0.0 if state in ('none', 'flagged') else sum(weights[k] * v for k, v in comps.items())
     lo, hi = p.clip
     if lo is not None: total = max(lo, total)
@@ -535,28 +591,38 @@ _COLORS = dict(compiled='#9ecae1', correct='#3182bd', pass_rate='#3182bd', perfo
                efficiency='#74c476', quality='#fdae6b', warp_shuffle='#fd8d3c', coalesced='#e6550d', spills='#de2d26',
                reg_pressure='#de2d26', smem_over='#fb6a4a', timeout='#a50f15', crash='#cb181d', warnings='#fcbba1')
 
+def _as_reward(r) -> Reward: return r if isinstance(r, Reward) else Reward.from_dict(r)
+
+def _done(fig, own: bool):
+    "A figure this module made is closed before it is returned, so a notebook shows it once (as the cell's value)."
+    if own:
+        import matplotlib.pyplot as plt
+        plt.close(fig)
+    return fig
+
+# %% ../nbs/07_reward.ipynb #40652e0b
 def reward_bars(reward: Reward, ax=None):
     "One candidate's components as horizontal bars of weight × value; returns the figure."
-    import matplotlib.pyplot as plt
-    r = reward if isinstance(reward, Reward) else Reward.from_dict(reward)
+    import matplotlib.pyplot as plt, textwrap
+    r, own = _as_reward(reward), ax is None
     names = list(r.weights)
-    fig, ax = (plt.subplots(figsize=(7, 0.35 * len(names) + 1.4)) if ax is None else (ax.figure, ax))
+    fig, ax = (plt.subplots(figsize=(7, 0.35 * len(names) + 1.4)) if own else (ax.figure, ax))
     ys = range(len(names))[::-1]
     ax.barh(ys, [r.weights[n] for n in names], color='none', edgecolor='#bbbbbb', linestyle='--')
     ax.barh(ys, [r.contributions.get(n, 0.0) for n in names], color=[_COLORS.get(n, '#999999') for n in names])
     ax.set_yticks(list(ys), [f'{n}  {r.components.get(n, 0):.2f} × {r.weights[n]:+.2f}' for n in names])
     ax.axvline(0, color='black', lw=0.8)
     ax.set_title(f'{r.total:.3f} ({r.preset}, {r.mode})' + (' — FLAGGED' if r.flagged else ' — gated' if r.gated else ''), fontsize=10)
-    import textwrap
     ax.set_xlabel(textwrap.fill(textwrap.shorten(r.explanation, 300), 90), fontsize=8)
     fig.tight_layout()
-    return fig
+    return _done(fig, own)
 
+# %% ../nbs/07_reward.ipynb #99c68e0c
 def episode_reward_bars(rewards_per_turn: list, roles: list[str] | None = None, credits: list[float] | None = None, ax=None):
     "An episode's turns as stacked component bars (penalties below zero), with the turn credit as a line."
     import matplotlib.pyplot as plt
-    rs = [r if isinstance(r, Reward) else Reward.from_dict(r) for r in rewards_per_turn]
-    fig, ax = (plt.subplots(figsize=(1.2 * len(rs) + 3, 3.6)) if ax is None else (ax.figure, ax))
+    rs, own = [_as_reward(r) for r in rewards_per_turn], ax is None
+    fig, ax = (plt.subplots(figsize=(1.2 * len(rs) + 3, 3.6)) if own else (ax.figure, ax))
     names = list(dict.fromkeys(n for r in rs for n in r.weights))
     xs = list(range(len(rs)))
     up, down = [0.0] * len(rs), [0.0] * len(rs)
@@ -572,12 +638,13 @@ def episode_reward_bars(rewards_per_turn: list, roles: list[str] | None = None, 
     ax.set_xticks(xs, [f'{t}' + (f'\n{roles[t]}' if roles else '') + ('\nflagged' if rs[t].flagged else '') for t in xs])
     ax.set_ylabel('reward'); ax.legend(fontsize=7, loc='upper left', bbox_to_anchor=(1, 1))
     fig.tight_layout()
-    return fig
+    return _done(fig, own)
 
+# %% ../nbs/07_reward.ipynb #48dc8859
 def group_table(rewards: list):
     "A GRPO group as a table: total, advantage (z-score in the group), verdict, components, explanation."
     import pandas as pd
-    rs = [r if isinstance(r, Reward) else Reward.from_dict(r) for r in rewards]
+    rs = [_as_reward(r) for r in rewards]
     totals = [r.total for r in rs]
     mean = sum(totals) / len(totals) if totals else 0.0
     std = (sum((t - mean) ** 2 for t in totals) / len(totals)) ** 0.5 if totals else 0.0
@@ -585,45 +652,108 @@ def group_table(rewards: list):
                  flagged=r.flagged, mode=r.mode, **{k: round(v, 3) for k, v in r.components.items()}, explanation=r.explanation) for r in rs]
     return pd.DataFrame(rows).rename_axis('candidate')
 
-def reward_widget(rewards: list):
-    "An ipywidgets view of a group: the table, and the bars of the candidate picked with the slider."
-    import ipywidgets as W, matplotlib.pyplot as plt
-    from IPython.display import display
+# %% ../nbs/07_reward.ipynb #85ca199a
+SHORT_NAMES = dict(compiled='comp', correct='corr', pass_rate='pass', performance='perf', speedup_linear='spd',
+                   efficiency='eff', quality='qual', warp_shuffle='shfl', coalesced='coal', spills='spill',
+                   reg_pressure='regs', smem_over='smem', timeout='t/o', crash='crash', warnings='warn')
+
+def _short(text: str, n: int) -> str: return text if len(text) <= n else text[:n - 1] + '…'
+
+def _figure_png(fig) -> bytes:
+    "A figure as PNG bytes (closed afterwards)."
+    import io, matplotlib.pyplot as plt
+    buf = io.BytesIO()
+    fig.savefig(buf, format='png', dpi=80, bbox_inches='tight'); plt.close(fig)
+    return buf.getvalue()
+
+# %% ../nbs/07_reward.ipynb #10e7afc5
+def _advantage_colour(a: float) -> str:
+    "Red for below the group's mean, green above, white at it (saturating at two standard deviations)."
+    t = max(-1.0, min(1.0, a / 2))
+    return f'rgb({255 - int(110 * max(t, 0))},{255 - int(110 * max(-t, 0))},{255 - int(110 * abs(t))})'
+
+def group_table_html(rewards: list, selected: int | None = None, width: int = 940) -> str:
+    "The group table as compact HTML at most `width` px wide, the `selected` candidate's row highlighted."
+    tbl, names = group_table(rewards), list(dict.fromkeys(k for r in rewards for k in _as_reward(r).components))
+    th = lambda text, tip='': f'<th title="{html.escape(tip)}" style="padding:2px 4px">{html.escape(text)}</th>'
+    head = th('#') + th('total') + th('adv', 'advantage: z-score of the total in the group') + th('verdict') + \
+           ''.join(th(SHORT_NAMES.get(n, n[:5]), f'{n}: {COMPONENTS.get(n, "")}') for n in names) + th('explanation')
+    rows = []
+    for i, row in tbl.iterrows():
+        style = 'background:#fff3b0;outline:2px solid #d4a72c;font-weight:bold' if i == selected else ''
+        verdict = ('⚑ ' if row['flagged'] else '') + str(row['verdict']) + (' (c/o)' if row['mode'] == 'compile-only' else '')
+        cells = [str(i), f"{row['total']:.3f}", f'<span style="background:{_advantage_colour(row["advantage"])};padding:0 3px">{row["advantage"]:+.2f}</span>',
+                 html.escape(verdict)] + [f'{row[n]:.2f}' if n in row and row[n] == row[n] else '' for n in names]
+        expl = html.escape(str(row['explanation']))
+        cells.append(f'<span title="{expl}">{html.escape(_short(str(row["explanation"]), 60))}</span>')
+        rows.append(f'<tr style="{style}">' + ''.join(f'<td style="padding:2px 4px">{c}</td>' for c in cells) + '</tr>')
+    return (f'<table style="border-collapse:collapse;font-size:11px;max-width:{width}px;width:100%;table-layout:auto">'
+            f'<tr style="border-bottom:1px solid #999">{head}</tr>{"".join(rows)}</table>')
+
+# %% ../nbs/07_reward.ipynb #e48b4f43
+def group_text(rewards: list, selected: int | None = None) -> str:
+    "The group as plain text: total, advantage, verdict and a short explanation per candidate; the selected one in detail."
+    tbl = group_table(rewards)
+    lines = [f"   #  total    adv  {'verdict':18s} explanation"]
+    for i, row in tbl.iterrows():
+        mark = '>' if i == selected else ' '
+        verdict = ('flagged ' if row['flagged'] else '') + str(row['verdict'])
+        lines.append(f"{mark}{i:3d}  {row['total']:.3f}  {row['advantage']:+.2f}  {verdict:18s} {_short(str(row['explanation']), 70)}")
+    if selected is not None and 0 <= selected < len(rewards):
+        r = _as_reward(rewards[selected])
+        lines += ['', f'candidate {selected}: {r}'] + [f'  {k:15s} {v:.3f} × {r.weights[k]:+.2f}' for k, v in r.components.items()]
+    return '\n'.join(lines)
+
+# %% ../nbs/07_reward.ipynb #6f1319e9
+class TextWidget:
+    "A widget with a plain-text form: JupyterLab shows `widget`, a terminal or an editor without widgets prints `text()`."
+    def __init__(self, widget, text):
+        self.widget, self._text = widget, text
+    @property
+    def children(self): return self.widget.children
+    def text(self) -> str: return self._text()
+    def __repr__(self): return self.text()
+    def _repr_pretty_(self, p, cycle): p.text(self.text())
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        data = self.widget._repr_mimebundle_(include=include, exclude=exclude) or {}
+        if isinstance(data, tuple): data = data[0]
+        return {**data, 'text/plain': self.text()}
+
+# %% ../nbs/07_reward.ipynb #f1cf678e
+def reward_widget(rewards: list) -> TextWidget:
+    "A view of a group: the table with the picked candidate highlighted, a slider, and the picked candidate's bars."
+    import ipywidgets as W
     rs = list(rewards)
-    table, out = W.Output(), W.Output()
-    with table: display(group_table(rs).style.format(precision=3).background_gradient(subset=['advantage'], cmap='RdYlGn'))
+    table, detail = W.HTML(), W.HTML()
+    bars = W.Image(format='png', layout=W.Layout(max_width='640px'))
     pick = W.IntSlider(0, 0, max(0, len(rs) - 1), description='candidate')
     def show(_=None):
-        out.clear_output(wait=True)
-        with out:
-            fig = reward_bars(rs[pick.value]); plt.show(); plt.close(fig)
+        table.value = group_table_html(rs, pick.value)
+        if not rs: return
+        detail.value = f'<div style="font-size:12px"><b>candidate {pick.value}</b>: {html.escape(str(_as_reward(rs[pick.value])))}</div>'
+        bars.value = _figure_png(reward_bars(rs[pick.value]))
     pick.observe(show, 'value'); show()
-    return W.VBox([table, pick, out])
+    return TextWidget(W.VBox([table, pick, W.VBox([detail, bars])]), lambda: group_text(rs, pick.value))
 
 # %% ../nbs/07_reward.ipynb #e51b4337
+@dataclass
+class RewardOptions:
+    "How `cudarl-wb reward` scores: against which task, under which preset or all of them."
+    task: str | None = option(None, 'task name, for the quality signs that fit it')
+    preset: str = option('ours', f'one of: {", ".join(PRESETS)}')
+    all_presets: bool = option(False, 'score under every preset')
+
+# %% ../nbs/07_reward.ipynb #0023f1df
 def reward_args(p: argparse.ArgumentParser):
     p.add_argument('--source', help='a .cu file: build it with nvcc and score it (compile-only)')
     p.add_argument('--compile-json', help='a saved CompileResult (JSON)')
     p.add_argument('--bench-json', help='a saved BenchResult (JSON)')
-    p.add_argument('--task', help='task name, for the quality signs that fit it')
-    p.add_argument('--preset', default='ours', help=f'one of: {", ".join(PRESETS)}')
-    p.add_argument('--all-presets', action='store_true', help='score under every preset')
+    add_options(p, RewardOptions)
     p.add_argument('--json', action='store_true', help='print the rewards as JSON')
 
-def reward_command(args) -> int:
-    if bool(args.source) == bool(args.compile_json):
-        print('cudarl-wb reward: give exactly one of --source or --compile-json', file=sys.stderr); return 2
-    try:
-        if args.source:
-            from cudarl_wb.compiler import compile_candidate
-            cr = compile_candidate(safe_text(Path(args.source).read_bytes()))
-        else: cr = CompileResult.from_json(Path(args.compile_json).read_text())
-        br = BenchResult.from_json(Path(args.bench_json).read_text()) if args.bench_json else None
-        names = list(PRESETS) if args.all_presets else [args.preset]
-        rewards = [compute_reward(cr, br, n, task=args.task) for n in names]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        print(f'cudarl-wb reward: {e}', file=sys.stderr); return 1
-    if args.json: print(json.dumps([r.to_dict() for r in rewards], indent=2)); return 0
+# %% ../nbs/07_reward.ipynb #14a240f8
+def _print_rewards(rewards: list[Reward]):
+    "The rewards as a table on the terminal."
     from rich.console import Console
     from rich.table import Table
     t = Table(title=f'reward ({rewards[0].mode})')
@@ -631,4 +761,22 @@ def reward_command(args) -> int:
     for r in rewards:
         t.add_row(r.preset, f'{r.total:.3f}', ' '.join(f'{k}={v:.2f}' for k, v in r.components.items()), r.explanation)
     Console(width=160).print(t)
+
+# %% ../nbs/07_reward.ipynb #e23927cd
+def reward_command(args) -> int:
+    if bool(args.source) == bool(args.compile_json):
+        print('cudarl-wb reward: give exactly one of --source or --compile-json', file=sys.stderr); return 2
+    opts = from_options(RewardOptions, args)
+    try:
+        if args.source:
+            from cudarl_wb.compiler import compile_candidate
+            cr = compile_candidate(safe_text(Path(args.source).read_bytes()))
+        else: cr = CompileResult.from_json(Path(args.compile_json).read_text())
+        br = BenchResult.from_json(Path(args.bench_json).read_text()) if args.bench_json else None
+        names = list(PRESETS) if opts.all_presets else [opts.preset]
+        rewards = [compute_reward(cr, br, n, task=opts.task) for n in names]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f'cudarl-wb reward: {e}', file=sys.stderr); return 1
+    if args.json: print(json.dumps([r.to_dict() for r in rewards], indent=2)); return 0
+    _print_rewards(rewards)
     return 0

@@ -177,3 +177,20 @@ def test_rewards_on_real_measurements(tmp_path):
     assert all(v == 0 for v in touched['totals'].values()) and touched['rewards']['ours']['flagged'], touched
     for name in PRESETS:
         assert min(naive['totals'][name], vec4['totals'][name]) > max(rows[v]['totals'][name] for v in ('no_tail', 'noop', 'syntax_error', 'touches_input'))
+
+
+def test_group_view_prints_as_text_and_fits():
+    "reward_widget: a text form (no Styler, no terminal codes), the picked row highlighted, explanations kept short."
+    from IPython.core.formatters import PlainTextFormatter
+    from cudarl_wb.reward import reward_widget, group_table_html
+    cr = CompileResult(True, Verdict.COMPILED, source='__global__ void k(float* y) { y[threadIdx.x] = 0; }\n'
+                       'extern "C" void launch(float* y, cudaStream_t s) { k<<<1, 32, 0, s>>>(y); }')
+    group = [compute_reward(cr, BenchResult(v, checks=[ShapeCheck('n=32', 5, 5 if v is Verdict.CORRECT else 0)], speedup_eager=s))
+             for v, s in ((Verdict.CORRECT, 2.0), (Verdict.WRONG, None), (Verdict.CORRECT, 0.5))]
+    w = reward_widget(group)
+    text = PlainTextFormatter()(w)
+    assert 'Styler' not in text and '\x1b' not in text and text.splitlines()[1].startswith('>  0')
+    w.widget.children[1].value = 2
+    assert PlainTextFormatter()(w).splitlines()[3].startswith('>  2')
+    rows = group_table_html(group, selected=1).split('<tr')[2:]
+    assert 'outline' in rows[1] and 'outline' not in rows[0] + rows[2]
