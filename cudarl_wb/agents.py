@@ -19,8 +19,8 @@ from .tasks import Task, get_task
 __all__ = ['GENERATOR_SYSTEM', 'OPTIMIZER_SYSTEM', 'ENGINES', 'DEFAULT_ENGINE', 'LAST_ROLLOUT', 'ALL_DONE_CHECK_EVERY',
            'GRAPH_WARMUP_STEPS', 'MIN_GRAPH_STEPS', 'STRATEGIES', 'task_brief', 'answer', 'generator_messages',
            'optimizer_messages', 'Sampling', 'Generation', 'encode_prompt', 'stop_token_ids', 'filter_logits',
-           'static_engine_issue', 'rollout_engine', 'sample_tokens', 'StaticDecoder', 'TrainableAgent', 'Generator',
-           'Optimizer', 'strategies_of', 'verdict_line', 'hint', 'write_feedback', 'TestReport', 'Tester']
+           'cache_kwarg', 'static_engine_issue', 'rollout_engine', 'sample_tokens', 'StaticDecoder', 'TrainableAgent',
+           'Generator', 'Optimizer', 'strategies_of', 'verdict_line', 'hint', 'write_feedback', 'TestReport', 'Tester']
 
 # %% ../nbs/10_agents.ipynb #8c363ece
 GENERATOR_SYSTEM = ('You write CUDA kernels. Answer with one ```cuda code block holding the kernels and the '
@@ -136,13 +136,21 @@ def _left_pad(rows: list[list[int]], pad_id: int, device) -> tuple[torch.Tensor,
     return ids.to(device), mask.to(device)
 
 # %% ../nbs/10_agents.ipynb #f71c3f30
+def cache_kwarg(model) -> str:
+    "The keyword under which `model.forward` takes its KV cache: 'cache' (newer transformers) or 'past_key_values'."
+    import inspect
+    base = model.get_base_model() if hasattr(model, 'get_base_model') else model
+    try: return 'cache' if 'cache' in inspect.signature(base.forward).parameters else 'past_key_values'
+    except (TypeError, ValueError): return 'past_key_values'
+
+# %% ../nbs/10_agents.ipynb #9571e8bc
 def _prefill(model, prompts: list[list[int]], n: int, pad_id: int, device):
     "Each prompt through the model once; its cache, next-token logits, mask and next position repeated for its `n` answers."
     from transformers import DynamicCache
     ids, mask = _left_pad(prompts, pad_id, device)
     positions = (mask.cumsum(-1) - 1).clamp_min(0)
     cache = DynamicCache(config=model.config)
-    logits = model(input_ids=ids, attention_mask=mask, position_ids=positions, past_key_values=cache,
+    logits = model(input_ids=ids, attention_mask=mask, position_ids=positions, **{cache_kwarg(model): cache},
                    use_cache=True, logits_to_keep=1).logits[:, -1].float()
     next_pos = positions[:, -1] + 1
     if n > 1:   # one prefill per prompt, then n copies of its cache
@@ -156,7 +164,7 @@ def _decode_dynamic(model, cache, logits, mask, next_pos, max_new: int, sampling
     "The plain decode loop: a growing cache, finished rows dropped, the tokens read back after every step."
     rows = list(range(logits.shape[0]))                  # the output row of each live batch row
     tokens, logps = [[] for _ in rows], [[] for _ in rows]
-    finish = ['length'] * len(rows)
+    finish, kw = ['length'] * len(rows), cache_kwarg(model)
     for step in range(max_new):
         scaled = logits / sampling.temperature
         logp_all = F.log_softmax(scaled, dim=-1)
@@ -177,7 +185,7 @@ def _decode_dynamic(model, cache, logits, mask, next_pos, max_new: int, sampling
             rows = [rows[i] for i in keep.tolist()]
         mask = torch.cat([mask, mask.new_ones((len(rows), 1))], dim=1)
         logits = model(input_ids=tok[:, None], attention_mask=mask, position_ids=next_pos[:, None],
-                       past_key_values=cache, use_cache=True).logits[:, -1].float()
+                       **{kw: cache}, use_cache=True).logits[:, -1].float()
         next_pos = next_pos + 1
     # per step: three .tolist(), done.all(), done.any(), and torch.multinomial's two checks of `probs`
     LAST_ROLLOUT.update(steps=step + 1, host_syncs=(step + 1) * (5 if sampling.greedy else 7))
@@ -268,6 +276,7 @@ class StaticDecoder:
         from transformers import StaticCache
         rows, width = mask.shape
         self.model, self.sampling, self.stop, self.gen, self.max_new = model, sampling, stop, gen, max_new
+        self.cache_kw = cache_kwarg(model)
         self.size = -(-(width + max_new) // 16) * 16     # cache columns; rows of a mask 16-aligned suit SDPA's kernels
         self.cache = StaticCache(config=model.config, max_cache_len=self.size)
         for i, layer in enumerate(cache.layers):          # the prefill's columns: allocates the static tensors once
@@ -329,7 +338,7 @@ def advance(self: StaticDecoder):
     "Feed the sampled tokens through the model: one more cache column per row, and the next logits."
     self.attn_mask.index_fill_(-1, self.write_at, self.open_value)
     out = self.model(input_ids=self.next_ids, attention_mask=self.masks, position_ids=self.positions,
-                     past_key_values=self.cache, use_cache=True, logits_to_keep=1, **self.extra)
+                     **{self.cache_kw: self.cache}, use_cache=True, logits_to_keep=1, **self.extra)
     self.logits.copy_(out.logits[:, -1])
     self.positions.add_(1); self.write_at.add_(1)
 

@@ -787,6 +787,13 @@ class AgentModels:
         self._active = None
         self._activate(self.agents[0])
 
+# %% ../nbs/09_models.ipynb #00dd77a9
+@contextmanager
+def _quiet_peft():
+    with warnings.catch_warnings():
+        warnings.filterwarnings('ignore', message='.*is_gradient_checkpointing.*', category=FutureWarning)
+        yield
+
 # %% ../nbs/09_models.ipynb #0e4d77d2
 @patch(cls_method=True)
 def create(cls: AgentModels, base, tokenizer, agents=AGENTS, lora: LoraSettings | None = None, full_finetune: bool = False,
@@ -805,8 +812,9 @@ def create(cls: AgentModels, base, tokenizer, agents=AGENTS, lora: LoraSettings 
     lora = lora or LoraSettings()
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        model = get_peft_model(base, lora.to_peft(), adapter_name=agents[0])
-        for a in agents[1:]: model.add_adapter(a, lora.to_peft())
+        with _quiet_peft():
+            model = get_peft_model(base, lora.to_peft(), adapter_name=agents[0])
+            for a in agents[1:]: model.add_adapter(a, lora.to_peft())
     return cls(tokenizer, agents, 'lora', peft_model=model, lora=lora, base_source=source)
 
 # %% ../nbs/09_models.ipynb #ad20bc82
@@ -1004,7 +1012,7 @@ def load(cls: AgentModels, path, base=None, dtype=None, device=None, trainable: 
                   .requires_grad_(trainable) for a in agents}
         base.requires_grad_(False).eval()
         return cls(tokenizer, agents, 'full', agent_models=copies, reference_model=base, base_source=source, trainable=trainable)
-    model = PeftModel.from_pretrained(base, str(path/agents[0]), adapter_name=agents[0], is_trainable=trainable)
+    with _quiet_peft(): model = PeftModel.from_pretrained(base, str(path/agents[0]), adapter_name=agents[0], is_trainable=trainable)
     for a in agents[1:]: model.load_adapter(str(path/a), adapter_name=a, is_trainable=trainable)
     lora = LoraSettings.from_dict(man['lora']) if man.get('lora') else LoraSettings.from_peft(model.peft_config[agents[0]])
     return cls(tokenizer, agents, 'lora', peft_model=model, lora=lora, base_source=source, trainable=trainable)
@@ -1021,7 +1029,7 @@ def adapt_copies(self: AgentModels, lora: LoraSettings | None = None, seed: int 
         torch.manual_seed(seed)
         for a in self.agents:
             self._copies[a].requires_grad_(False)
-            self._copies[a] = get_peft_model(self._copies[a], self.lora.to_peft())
+            with _quiet_peft(): self._copies[a] = get_peft_model(self._copies[a], self.lora.to_peft())
     return self
 
 # %% ../nbs/09_models.ipynb #29fb18c5
