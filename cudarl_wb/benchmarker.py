@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 import torch
+from fastcore.basics import patch
 from .core import *
 from .tasks import *
 from .sandbox import *
@@ -19,20 +20,23 @@ from .sandbox import *
 __all__ = ['GUARD_BYTES', 'LAUNCH_ERROR_HELPER', 'TRIAL_PLAN', 'BUSY_FRACTION', 'unit_roundoff', 'output_scale', 'allowed_error',
            'magnitude_reference', 'compare', 'Guarded', 'poison', 'same_bits', 'launch_error_helper', 'KernelLauncher',
            'Timing', 'time_calls', 'wall_time', 'draw_inputs', 'exact_reference', 'process_device_bytes', 'judge_job',
-           'reference_job', 'peaks_job', 'selftest_job', 'credible_peaks', 'resolve_devices', 'Evaluator', 'roofline',
-           'compile_only', 'summarize', 'evaluate', 'plot_roofline', 'c_candidate', 'eval_args', 'eval_command']
+           'reference_job', 'peaks_job', 'selftest_job', 'credible_peaks', 'resolve_devices', 'Evaluator',
+           'library_sha256', 'roofline', 'compile_only', 'summarize', 'evaluate', 'plot_roofline', 'c_candidate',
+           'EvalOptions', 'eval_args', 'eval_command']
 
 # %% ../nbs/06_benchmarker.ipynb #30faeef6
 def unit_roundoff(dtype) -> float:
     "Half an ulp at 1.0: 2**-24 for float32."
     return {torch.float64: 2.0**-53, torch.float32: 2.0**-24, torch.float16: 2.0**-11, torch.bfloat16: 2.0**-8}.get(dtype, 0.0)
 
+# %% ../nbs/06_benchmarker.ipynb #142962a8
 def output_scale(e: torch.Tensor) -> float:
     "Root mean square of the finite elements of `e` (float64), never zero."
     f = e[torch.isfinite(e)]
     s = float(f.square().mean().sqrt()) if f.numel() else 0.0
     return s if s > 0 else 1e-30
 
+# %% ../nbs/06_benchmarker.ipynb #569f78d7
 def allowed_error(e: torch.Tensor, out_dtype, rtol: float, atol: float, reduction: int = 1,
                   torch_err: float = 0.0, magnitude: torch.Tensor | None = None) -> tuple[torch.Tensor, float]:
     "Per-element allowance for an output whose exact value is `e` (float64), given `magnitude` (the reference on |inputs|); also the scale."
@@ -48,6 +52,7 @@ def allowed_error(e: torch.Tensor, out_dtype, rtol: float, atol: float, reductio
     allowed = r * e.abs() + s * a + rounding + 2 * torch_err
     return torch.where(torch.isfinite(e), allowed, torch.zeros_like(allowed)), s
 
+# %% ../nbs/06_benchmarker.ipynb #e918a6f6
 def magnitude_reference(task: Task, inputs: list) -> list[torch.Tensor] | None:
     "The reference in float64 on the absolute values of the float inputs: the size of the terms behind each output."
     try:
@@ -62,6 +67,7 @@ def _index(i: int, shape) -> str:
         idx.append(i % d); i //= d
     return ', '.join(map(str, reversed(idx)))
 
+# %% ../nbs/06_benchmarker.ipynb #c5375779
 def compare(name: str, y: torch.Tensor, e: torch.Tensor, allowed: torch.Tensor | None, scale: float = 1.0,
             atol: float = 1e-4) -> dict:
     "Check output `y` against `e` (float64, exact) under `allowed`; errors, pass/fail and where it fails."
@@ -108,6 +114,7 @@ def _canary(dtype):
     if dtype.is_floating_point: return -1.2345678e-3
     return _CANARY.get(dtype, 0x5A if dtype == torch.uint8 else -0x5A5A5A5)
 
+# %% ../nbs/06_benchmarker.ipynb #3021f0ea
 class Guarded:
     "A tensor of `shape` inside an allocation with guard zones on both sides."
     def __init__(self, shape, dtype, device, fill=None):
@@ -130,12 +137,14 @@ class Guarded:
         if bool(after.any()): msgs.append(f'{int(after.nonzero()[-1]) + 1} elements past its end')
         return ' and '.join(msgs)
 
+# %% ../nbs/06_benchmarker.ipynb #08e80a33
 def poison(t: torch.Tensor):
     "Fill an output so that any element the kernel leaves unwritten fails the check."
     if t.is_floating_point(): t.fill_(float('nan'))
     elif t.dtype == torch.bool: t.fill_(True)
     else: t.fill_(torch.iinfo(t.dtype).min if t.dtype != torch.uint8 else 0xA5)
 
+# %% ../nbs/06_benchmarker.ipynb #a1195642
 def same_bits(a: torch.Tensor, b: torch.Tensor) -> int:
     "-1 when `a` and `b` hold the same bytes, else the first element index where they differ."
     ab, bb = a.reshape(-1).view(torch.uint8), b.reshape(-1).view(torch.uint8)
@@ -157,12 +166,14 @@ extern "C" int cudarl_last_error(char* buf, int n) {
 }
 '''
 
+# %% ../nbs/06_benchmarker.ipynb #9eee4663
 def launch_error_helper() -> Path:
     "The helper's source file, to pass to nvcc next to the candidate."
     p = cache_dir('sandbox')/f'cudarl_probe_{content_hash(LAUNCH_ERROR_HELPER)[:8]}.cu'
     if not p.exists(): atomic_write(p, LAUNCH_ERROR_HELPER)
     return p
 
+# %% ../nbs/06_benchmarker.ipynb #b61fa799
 class KernelLauncher:
     "A candidate's launcher, callable with tensors."
     def __init__(self, lib, task: Task):
@@ -193,7 +204,7 @@ class KernelLauncher:
         code = self._err(buf, 256)
         return '' if code == 0 else f'{buf.value.decode(errors="replace")} (cudaError {code})'
 
-# %% ../nbs/06_benchmarker.ipynb #9eee4663
+# %% ../nbs/06_benchmarker.ipynb #cdcb0819
 @dataclass
 class Timing(Record):
     "The outcome of `time_calls`, in milliseconds."
@@ -207,15 +218,18 @@ class Timing(Record):
     @property
     def escaped(self) -> bool: return self.method.startswith('host-clock:')
 
+# %% ../nbs/06_benchmarker.ipynb #82610091
 def _quantiles(xs):
     q = statistics.quantiles(xs, n=4, method='inclusive') if len(xs) > 1 else [xs[0]] * 3
     return q[0], q[1], q[2]
 
+# %% ../nbs/06_benchmarker.ipynb #a247ea9c
 def _flush_buffer(device) -> torch.Tensor:
     "A byte buffer of at least twice the device's L2 (and at least 64 MiB)."
     l2 = int(getattr(torch.cuda.get_device_properties(device), 'L2_cache_size', 0) or 0)
     return torch.empty(max(2 * l2, 64 << 20), dtype=torch.int8, device=device)
 
+# %% ../nbs/06_benchmarker.ipynb #12ffd664
 def time_calls(run, nsets: int = 1, prepare=None, device='cuda', budget_s: float = 0.5, warmup_s: float = 0.05,
                min_reps: int = 20, max_reps: int = 2000, target_spread: float = 0.01, flush=None,
                heartbeat=None, escape_reps: int = 20) -> Timing:
@@ -260,6 +274,7 @@ def time_calls(run, nsets: int = 1, prepare=None, device='cuda', budget_s: float
     t.seconds = time.perf_counter() - t_start
     return t
 
+# %% ../nbs/06_benchmarker.ipynb #c519eda3
 def wall_time(run, nsets: int = 1, prepare=None, device='cuda', reps: int = 20, flush=None) -> float:
     "Fastest host wall-clock time of `run(s)` plus a device synchronisation, less that of an empty call (ms)."
     is_cuda = str(device).startswith('cuda')
@@ -288,6 +303,7 @@ def draw_inputs(task: Task, sizes: dict, seed: int, device, scale: float = 1.0, 
         gen = torch.Generator().manual_seed(seed)
         return [x.to(dev) for x in task.make_inputs(sizes, gen, 'cpu', scale, dist)]
 
+# %% ../nbs/06_benchmarker.ipynb #b0fc6216
 def exact_reference(task: Task, inputs: list, outputs_spec: list) -> list[torch.Tensor]:
     "The reference in float64 (integer inputs unchanged), rounded to each output's dtype, as float64."
     ins = [x.double() if x.is_floating_point() else x for x in inputs]
@@ -307,6 +323,7 @@ def _first_line(e: BaseException) -> str:
     s = str(e).strip().splitlines()
     return (s[0] if s else type(e).__name__)[:300]
 
+# %% ../nbs/06_benchmarker.ipynb #79770fee
 def _device_state(ctx) -> dict:
     "Stream and L2 flush buffer of this worker, made once."
     st = ctx.state
@@ -318,12 +335,14 @@ def _device_state(ctx) -> dict:
         else: st.update(stream=None, flush=None)
     return st
 
+# %% ../nbs/06_benchmarker.ipynb #14433c86
 @functools.cache
 def _nvml_handle(index: int):
     import pynvml
     pynvml.nvmlInit()
     return pynvml.nvmlDeviceGetHandleByUUID(f'GPU-{torch.cuda.get_device_properties(index).uuid}')
 
+# %% ../nbs/06_benchmarker.ipynb #7e0e2fbb
 def process_device_bytes() -> int | None:
     "Device memory this process holds on the current CUDA device, as NVML counts it; None where NVML cannot tell."
     try:
@@ -333,6 +352,7 @@ def process_device_bytes() -> int | None:
     except Exception: return None       # no NVML, a MIG slice, or a container that hides our pid
     return int(mine[0]) if mine and mine[0] is not None else None
 
+# %% ../nbs/06_benchmarker.ipynb #0e7ee1a9
 def _device_used_outside_torch() -> int:
     "Device memory held outside torch's allocator: by this process where NVML can tell, else by the whole device."
     used = process_device_bytes()
@@ -345,6 +365,163 @@ def _thread_count() -> int:
     try: return len(os.listdir('/proc/self/task'))
     except OSError: return 0
 
+# %% ../nbs/06_benchmarker.ipynb #34ed7232
+def _open_library(lib: str, task: Task, sha256: str | None = None):
+    "The candidate's `KernelLauncher`, or the verdict and message that say why there is none."
+    if sha256 is not None:
+        try: same = file_sha256(lib) == sha256
+        except OSError: same = False
+        if not same: return {'verdict': 'rejected-by-static-check',
+                             'message': 'the library is not the one built from this candidate: it was not loaded'}
+    try: return KernelLauncher(lib, task)
+    except AttributeError:
+        return {'verdict': 'rejected-by-static-check', 'message': f'the library has no launcher {task.launcher_name!r}'}
+    except OSError as e:
+        return {'verdict': 'did-not-compile', 'message': f'the library did not load: {_first_line(e)}'}
+
+# %% ../nbs/06_benchmarker.ipynb #122af960
+@dataclass
+class _Judging:
+    "The state of one `judge_job`."
+    ctx: object
+    launcher: KernelLauncher
+    task: Task
+    res: dict
+    seed: int
+    plan: list
+    stream: int = 0
+    ratios: dict = field(default_factory=dict)
+
+    def fail(self, kind: str, text: str, flag: str | None = None):
+        if self.res['verdict'] == 'correct': self.res['verdict'], self.res['message'] = kind, text
+        if flag and flag not in self.res['flags']: self.res['flags'].append(flag)
+
+# %% ../nbs/06_benchmarker.ipynb #1b49ad0b
+def _compare_outputs(task: Task, sizes: dict, ins: list, outs: list) -> list[tuple[str, dict]]:
+    "(name, `compare`'s answer) for each output, against the float64 reference on `ins`."
+    exact, torch_out = exact_reference(task, ins, task.outputs(sizes)), task.run_reference(ins)
+    mags = magnitude_reference(task, ins) or [None] * len(exact)
+    found = []
+    for name, o, e, tout, mag in zip([p.name for p in task.params if p.role == 'out'], outs, exact, torch_out, mags):
+        if o.is_floating_point():
+            terr = float((tout.double() - e).abs().nan_to_num(0.0, 0.0, 0.0).max()) if e.numel() else 0.0
+            al, s = allowed_error(e, o.dtype, task.rtol, task.atol, task.reduction_length(sizes), terr, mag)
+        else: al, s = None, 1.0
+        found.append((name, compare(name, o, e, al, s, task.atol)))
+    return found
+
+# %% ../nbs/06_benchmarker.ipynb #6a7c6b5b
+def _call_trial(j: _Judging, sizes: dict, label: str, si: int, t: int):
+    "Run the candidate once on fresh inputs: (guarded inputs, guarded outputs, snapshots, launch error, dist, scale)."
+    ctx, dev = j.ctx, j.ctx.device
+    dist, scale = j.plan[t % len(j.plan)]
+    ins = draw_inputs(j.task, sizes, j.seed + 1000 * si + t, dev, scale, dist)
+    gins = [Guarded(x.shape, x.dtype, dev, fill=x) for x in ins]
+    snaps = [x.clone() for x in ins]
+    gouts = [Guarded(sp.shape, sp.dtype, dev) for sp in j.task.outputs(sizes)]
+    for go in gouts: poison(go.t)
+    call = j.launcher.bind([g.t for g in gins], [g.t for g in gouts], sizes, j.stream)
+    sync = torch.cuda.synchronize if ctx.is_cuda else (lambda: None)
+    sync()      # set-up done: a kernel that ignores our stream cannot race with it
+    ctx.phase(f'call at {label}, trial {t + 1}', ctx.limits.call_timeout)
+    call()
+    launch_err = j.launcher.last_error()
+    sync()
+    return gins, gouts, snaps, launch_err, dist, scale
+
+# %% ../nbs/06_benchmarker.ipynb #7ff19749
+def _check_trial(j: _Judging, sizes: dict, label: str, gins, gouts, snaps, launch_err: str, chk: dict) -> tuple[bool, str]:
+    "Check one trial's outputs, guards and inputs; (passed, where it failed first)."
+    ok, where = True, ''
+    found = _compare_outputs(j.task, sizes, [g.t for g in gins], [g.t for g in gouts])
+    for (name, c), go in zip(found, gouts):
+        chk['max_abs_err'] = max(chk['max_abs_err'], c['max_abs_err'])
+        chk['max_rel_err'] = max(chk['max_rel_err'], c['max_rel_err'])
+        j.ratios[label] = max(j.ratios.get(label, 0.0), c['ratio'])
+        if not c['ok'] and ok:
+            ok, where = False, c['where']
+            if launch_err: where = f'the kernel launch failed: {launch_err}; {where}'
+        v = go.violations()
+        if v:
+            j.fail('wrong', f'wrong at {label}: wrote outside {name}: {v}', 'out-of-bounds-write')
+            ok, where = False, where or f'wrote outside {name}: {v}'
+    for name, gi, snap in zip([p.name for p in j.task.params if p.role == 'in'], gins, snaps):
+        i, v = same_bits(gi.t, snap), gi.violations()
+        if i >= 0 or v:
+            what = f'changed input {name} at {name}[{_index(i, gi.shape)}]' if i >= 0 else f'wrote outside input {name}: {v}'
+            j.fail('wrong', f'wrong at {label}: {what}', 'inputs-modified')
+            ok, where = False, where or what
+    return ok, where
+
+# %% ../nbs/06_benchmarker.ipynb #5acfe6d4
+def _check_shape(j: _Judging, si: int, sizes: dict, trials: int):
+    "Every trial at one shape, recorded as a check in the result."
+    label = j.task.shape_label(sizes)
+    chk = dict(shape=label, trials=0, passed=0, max_abs_err=0.0, max_rel_err=0.0, where='')
+    j.res['checks'].append(chk)
+    for t in range(trials):
+        gins, gouts, snaps, launch_err, dist, scale = _call_trial(j, sizes, label, si, t)
+        chk['trials'] += 1
+        j.ctx.phase(f'check at {label}, trial {t + 1}', max(60.0, j.ctx.limits.call_timeout))
+        ok, where = _check_trial(j, sizes, label, gins, gouts, snaps, launch_err, chk)
+        if ok: chk['passed'] += 1
+        else:
+            chk['where'] = f'trial {t + 1} ({dist}, scale {scale:g}): {where}'
+            j.fail('wrong', f'wrong at {label}: {where}')
+            break
+        del gins, gouts, snaps
+
+# %% ../nbs/06_benchmarker.ipynb #14cdbdcd
+def _check_leak(j: _Judging, mem0: int):
+    "Flag device memory left allocated by the candidate."
+    torch.cuda.synchronize()
+    leaked = _device_used_outside_torch() - mem0
+    j.res['extra']['device_memory_left'] = leaked
+    if leaked > j.ctx.limits.device_memory_leak:
+        j.ctx.fatal = True
+        j.res.update(verdict='crashed', message=f'left {leaked / 2**30:.1f} GiB of device memory allocated '
+                     f'(allowed {j.ctx.limits.device_memory_leak / 2**30:.1f} GiB)')
+        j.res['flags'].append('device-memory-leak')
+
+# %% ../nbs/06_benchmarker.ipynb #ac838364
+def _on_error(j: _Judging, e: Exception, mem0: int):
+    "Turn an exception raised while judging into the verdict it means (or raise it again)."
+    ctx, res = j.ctx, j.res
+    if ctx.is_cuda and _is_cuda_error(e):
+        ctx.fatal = True
+        res.update(verdict='crashed', message=f'crashed during {ctx.phase_label}: {_first_line(e)}')
+        try: leaked = _device_used_outside_torch() - mem0     # out of memory because the candidate hoards it?
+        except Exception: leaked = 0
+        if leaked > ctx.limits.device_memory_leak:
+            res['message'] += f' (the candidate holds {leaked / 2**30:.1f} GiB of device memory)'
+            res['flags'].append('device-memory-leak')
+    elif ctx.phase_label.startswith('call'):
+        res.update(verdict='crashed', message=f'crashed during {ctx.phase_label}: {type(e).__name__}: {_first_line(e)}')
+    else: raise e
+
+# %% ../nbs/06_benchmarker.ipynb #95f83c16
+def _judge(ctx, lib, task, opts, st) -> dict:
+    res = dict(verdict='correct', checks=[], flags=[], message='', kernel_ms=None, kernel_spread=None, extra={})
+    ctx.phase('load the library', ctx.limits.call_timeout)
+    launcher = _open_library(lib, task, opts.get('lib_sha256'))
+    if isinstance(launcher, dict): return {**res, **launcher}
+    mem0 = _device_used_outside_torch() if ctx.is_cuda else 0
+    threads0 = _thread_count()
+    seed = int(opts.get('seed') or random.SystemRandom().getrandbits(62))
+    res['extra']['seed'] = seed
+    j = _Judging(ctx, launcher, task, res, seed, opts.get('plan') or task.extra.get('trial_plan') or TRIAL_PLAN,
+                 torch.cuda.current_stream().cuda_stream if ctx.is_cuda else 0)
+    try:
+        for si, sizes in enumerate(opts.get('shapes') or task.shapes): _check_shape(j, si, sizes, int(opts.get('trials', 5)))
+        res['extra']['tolerance_ratio'] = j.ratios
+        if res['verdict'] == 'correct' and opts.get('time', True):
+            _time_candidate(ctx, launcher, task, opts, st, res, j.stream, seed)
+        if ctx.is_cuda: _check_leak(j, mem0)
+        res['extra']['threads_added'] = _thread_count() - threads0
+    except Exception as e: _on_error(j, e, mem0)
+    return res
+
+# %% ../nbs/06_benchmarker.ipynb #1bf33622
 def judge_job(ctx, lib: str, task: Task, opts: dict) -> dict:
     "Check (and time) the candidate library `lib` for `task` inside a sandbox worker."
     st = _device_state(ctx)
@@ -353,146 +530,52 @@ def judge_job(ctx, lib: str, task: Task, opts: dict) -> dict:
         with torch.cuda.stream(stream): return _judge(ctx, lib, task, opts, st)
     return _judge(ctx, lib, task, opts, st)
 
-def _judge(ctx, lib, task, opts, st) -> dict:
-    dev, is_cuda = ctx.device, ctx.is_cuda
-    call_t = ctx.limits.call_timeout
-    res = dict(verdict='correct', checks=[], flags=[], message='', kernel_ms=None, kernel_spread=None, extra={})
-    ex = res['extra']
-    stream_handle = torch.cuda.current_stream().cuda_stream if is_cuda else 0
-    sync = torch.cuda.synchronize if is_cuda else (lambda: None)
-    ctx.phase('load the library', call_t)
-    try: launcher = KernelLauncher(lib, task)
-    except AttributeError:
-        return {**res, 'verdict': 'rejected-by-static-check', 'message': f'the library has no launcher {task.launcher_name!r}'}
-    except OSError as e:
-        return {**res, 'verdict': 'did-not-compile', 'message': f'the library did not load: {_first_line(e)}'}
-    mem0 = _device_used_outside_torch() if is_cuda else 0
-    threads0 = _thread_count()
-    seed = int(opts.get('seed') or random.SystemRandom().getrandbits(62))
-    ex['seed'] = seed
-    plan = opts.get('plan') or task.extra.get('trial_plan') or TRIAL_PLAN
-    trials = int(opts.get('trials', 5))
-    shapes = opts.get('shapes') or task.shapes
-    out_names = [p.name for p in task.params if p.role == 'out']
-    in_names = [p.name for p in task.params if p.role == 'in']
-    ratios = {}
-    def fail(kind, text, flag=None):
-        if res['verdict'] == 'correct': res['verdict'], res['message'] = kind, text
-        if flag and flag not in res['flags']: res['flags'].append(flag)
-    try:
-        for si, sizes in enumerate(shapes):
-            label = task.shape_label(sizes)
-            chk = dict(shape=label, trials=0, passed=0, max_abs_err=0.0, max_rel_err=0.0, where='')
-            res['checks'].append(chk)
-            out_specs = task.outputs(sizes)
-            for t in range(trials):
-                dist, scale = plan[t % len(plan)]
-                ins = draw_inputs(task, sizes, seed + 1000 * si + t, dev, scale, dist)
-                gins = [Guarded(x.shape, x.dtype, dev, fill=x) for x in ins]
-                snaps = [x.clone() for x in ins]
-                gouts = [Guarded(sp.shape, sp.dtype, dev) for sp in out_specs]
-                for go in gouts: poison(go.t)
-                call = launcher.bind([g.t for g in gins], [g.t for g in gouts], sizes, stream_handle)
-                chk['trials'] += 1
-                sync()      # set-up done: a kernel that ignores our stream cannot race with it
-                ctx.phase(f'call at {label}, trial {t + 1}', call_t)
-                call()
-                launch_err = launcher.last_error()
-                sync()
-                ctx.phase(f'check at {label}, trial {t + 1}', max(60.0, call_t))
-                exact = exact_reference(task, [g.t for g in gins], out_specs)
-                torch_out = task.run_reference([g.t for g in gins])
-                mags = magnitude_reference(task, [g.t for g in gins]) or [None] * len(exact)
-                trial_ok, where = True, ''
-                for name, go, e, tout, mag in zip(out_names, gouts, exact, torch_out, mags):
-                    if go.t.is_floating_point():
-                        terr = float((tout.double() - e).abs().nan_to_num(0.0, 0.0, 0.0).max()) if e.numel() else 0.0
-                        al, s = allowed_error(e, go.t.dtype, task.rtol, task.atol, task.reduction_length(sizes), terr, mag)
-                    else: al, s = None, 1.0
-                    c = compare(name, go.t, e, al, s, task.atol)
-                    chk['max_abs_err'] = max(chk['max_abs_err'], c['max_abs_err'])
-                    chk['max_rel_err'] = max(chk['max_rel_err'], c['max_rel_err'])
-                    ratios[label] = max(ratios.get(label, 0.0), c['ratio'])
-                    if not c['ok'] and trial_ok:
-                        trial_ok, where = False, c['where']
-                        if launch_err: where = f'the kernel launch failed: {launch_err}; {where}'
-                    v = go.violations()
-                    if v:
-                        fail('wrong', f'wrong at {label}: wrote outside {name}: {v}', 'out-of-bounds-write')
-                        trial_ok, where = False, where or f'wrote outside {name}: {v}'
-                for name, gi, snap in zip(in_names, gins, snaps):
-                    i = same_bits(gi.t, snap)
-                    v = gi.violations()
-                    if i >= 0 or v:
-                        what = f'changed input {name} at {name}[{_index(i, gi.shape)}]' if i >= 0 else f'wrote outside input {name}: {v}'
-                        fail('wrong', f'wrong at {label}: {what}', 'inputs-modified')
-                        trial_ok, where = False, where or what
-                if trial_ok: chk['passed'] += 1
-                else:
-                    chk['where'] = f'trial {t + 1} ({dist}, scale {scale:g}): {where}'
-                    fail('wrong', f'wrong at {label}: {where}')
-                    break
-                del gins, gouts, snaps, exact, torch_out, ins
-        ex['tolerance_ratio'] = ratios
-        if res['verdict'] == 'correct' and opts.get('time', True):
-            _time_candidate(ctx, launcher, task, opts, st, res, stream_handle, seed)
-        if is_cuda:
-            sync()
-            leaked = _device_used_outside_torch() - mem0
-            ex['device_memory_left'] = leaked
-            if leaked > ctx.limits.device_memory_leak:
-                ctx.fatal = True
-                res.update(verdict='crashed', message=f'left {leaked / 2**30:.1f} GiB of device memory allocated '
-                           f'(allowed {ctx.limits.device_memory_leak / 2**30:.1f} GiB)')
-                res['flags'].append('device-memory-leak')
-        ex['threads_added'] = _thread_count() - threads0
-    except Exception as e:
-        if is_cuda and _is_cuda_error(e):
-            ctx.fatal = True
-            res.update(verdict='crashed', message=f'crashed during {ctx.phase_label}: {_first_line(e)}')
-            try: leaked = _device_used_outside_torch() - mem0     # out of memory because the candidate hoards it?
-            except Exception: leaked = 0
-            if leaked > ctx.limits.device_memory_leak:
-                res['message'] += f' (the candidate holds {leaked / 2**30:.1f} GiB of device memory)'
-                res['flags'].append('device-memory-leak')
-        elif ctx.phase_label.startswith('call'):
-            res.update(verdict='crashed', message=f'crashed during {ctx.phase_label}: {type(e).__name__}: {_first_line(e)}')
-        else: raise
-    return res
-
 # %% ../nbs/06_benchmarker.ipynb #2de872a8
-def _time_candidate(ctx, launcher, task, opts, st, res, stream_handle, seed):
-    dev, is_cuda = ctx.device, ctx.is_cuda
-    sizes = task.timing_shape
-    label = task.shape_label(sizes)
-    out_specs = task.outputs(sizes)
+def _buffer_sets(ctx, launcher, task, sizes, stream_handle, seed):
+    "Inputs, outputs and bound calls of the rotated buffer sets, and the `prepare` that refreshes one."
+    dev = ctx.device
     per_set = 3 * task.nbytes(sizes) + 1
-    free = torch.cuda.mem_get_info()[0] if is_cuda else 8 << 30
+    free = torch.cuda.mem_get_info()[0] if ctx.is_cuda else 8 << 30
     nsets = int(max(2, min(4, (free // 4) // per_set)))
     bases = [draw_inputs(task, sizes, seed + 7919 * (s + 1), dev) for s in range(nsets)]
     ins = [[x.clone() for x in b] for b in bases]
-    outs = [[torch.empty(tuple(sp.shape), dtype=getattr(torch, sp.dtype), device=dev) for sp in out_specs] for _ in range(nsets)]
+    outs = [[torch.empty(tuple(sp.shape), dtype=getattr(torch, sp.dtype), device=dev) for sp in task.outputs(sizes)]
+            for _ in range(nsets)]
     calls = [launcher.bind(ins[s], outs[s], sizes, stream_handle) for s in range(nsets)]
     def prepare(s, r):
         for x, b in zip(ins[s], bases[s]): x.view(-1).copy_(torch.roll(b.view(-1), r + 1))
         for o in outs[s]: poison(o)
-    run = lambda s: calls[s]()
-    last = [time.perf_counter()]
+    return ins, outs, calls, prepare
+
+# %% ../nbs/06_benchmarker.ipynb #3517c556
+def _retime_if_suspicious(ctx, res, tm: Timing, opts, run, nsets, prepare, flush, label):
+    "Flag and retime a result that beats 10× or the memory floor."
+    eager, compiled, floor = opts.get('eager_ms'), opts.get('compiled_ms'), opts.get('floor_ms')
+    suspicious = [f for f, hit in (('suspicious-speedup', any(r and r / tm.median_ms > 10 for r in (eager, compiled))),
+                                   ('faster-than-memory-floor', bool(floor) and tm.median_ms < 0.85 * floor)) if hit]
+    if not suspicious: return
+    ctx.phase(f'wall-clock retime at {label}', 60.0)
+    wall = wall_time(run, nsets, prepare, ctx.device, flush=flush)
+    res['extra']['wall_ms'] = wall
+    res['flags'] += suspicious + ['retimed-wall-clock']
+    if wall > 1.5 * tm.median_ms + 0.03:      # the wall clock also pays the launch (~10-20 µs)
+        res['flags'].append('timing-mismatch')
+        res['kernel_ms'] = wall
+
+# %% ../nbs/06_benchmarker.ipynb #766cefa3
+def _time_candidate(ctx, launcher, task, opts, st, res, stream_handle, seed):
+    sizes = task.timing_shape
+    label = task.shape_label(sizes)
+    ins, outs, calls, prepare = _buffer_sets(ctx, launcher, task, sizes, stream_handle, seed)
+    nsets, run, last = len(calls), (lambda s: calls[s]()), [time.perf_counter()]
     def heartbeat(r):
         if time.perf_counter() - last[0] > 0.5 or r == 0:
             ctx.phase(f'timing at {label}, run {r + 1}', ctx.limits.call_timeout + 1.0); last[0] = time.perf_counter()
-    tm = time_calls(run, nsets, prepare, dev, budget_s=float(opts.get('budget_s', 0.5)), flush=st['flush'],
+    tm = time_calls(run, nsets, prepare, ctx.device, budget_s=float(opts.get('budget_s', 0.5)), flush=st['flush'],
                     heartbeat=heartbeat)
     ctx.phase(f'check the timed runs at {label}', max(60.0, ctx.limits.call_timeout))
     for s in range(nsets):
-        exact, torch_out = exact_reference(task, ins[s], out_specs), task.run_reference(ins[s])
-        mags = magnitude_reference(task, ins[s]) or [None] * len(exact)
-        for name, o, e, tout, mag in zip([p.name for p in task.params if p.role == 'out'], outs[s], exact, torch_out, mags):
-            if o.is_floating_point():
-                terr = float((tout.double() - e).abs().nan_to_num(0.0, 0.0, 0.0).max()) if e.numel() else 0.0
-                al, sc = allowed_error(e, o.dtype, task.rtol, task.atol, task.reduction_length(sizes), terr, mag)
-            else: al, sc = None, 1.0
-            c = compare(name, o, e, al, sc, task.atol)
+        for name, c in _compare_outputs(task, sizes, ins[s], outs[s]):
             if not c['ok']:
                 res.update(verdict='wrong', message=f'wrong in the timed runs at {label} (new values at the same addresses: '
                            f'caching results?): {c["where"]}')
@@ -501,17 +584,7 @@ def _time_candidate(ctx, launcher, task, opts, st, res, stream_handle, seed):
     res['kernel_ms'], res['kernel_spread'] = tm.median_ms, tm.spread
     res['extra']['timing'] = tm.to_dict()
     res['extra']['buffer_sets'] = nsets
-    eager, compiled, floor = opts.get('eager_ms'), opts.get('compiled_ms'), opts.get('floor_ms')
-    suspicious = [f for f, hit in (('suspicious-speedup', any(r and r / tm.median_ms > 10 for r in (eager, compiled))),
-                                   ('faster-than-memory-floor', bool(floor) and tm.median_ms < 0.85 * floor)) if hit]
-    if suspicious:
-        ctx.phase(f'wall-clock retime at {label}', 60.0)
-        wall = wall_time(run, nsets, prepare, dev, flush=st['flush'])
-        res['extra']['wall_ms'] = wall
-        res['flags'] += suspicious + ['retimed-wall-clock']
-        if wall > 1.5 * tm.median_ms + 0.03:      # the wall clock also pays the launch (~10-20 µs)
-            res['flags'].append('timing-mismatch')
-            res['kernel_ms'] = wall
+    _retime_if_suspicious(ctx, res, tm, opts, run, nsets, prepare, st['flush'], label)
 
 # %% ../nbs/06_benchmarker.ipynb #5f88dbdf
 def reference_job(ctx, task: Task, sizes: dict | None = None, compile: bool = True, budget_s: float = 0.5) -> dict:
@@ -540,6 +613,7 @@ def reference_job(ctx, task: Task, sizes: dict | None = None, compile: bool = Tr
         except Exception as e: out['compile_error'] = f'{type(e).__name__}: {_first_line(e)}'
     return out
 
+# %% ../nbs/06_benchmarker.ipynb #d4f999fb
 def peaks_job(ctx) -> dict:
     "Measure the device's copy and read bandwidth and its float32 and bfloat16 matmul rates."
     dev, is_cuda = ctx.device, ctx.is_cuda
@@ -564,8 +638,10 @@ def peaks_job(ctx) -> dict:
         out[name] = 2 * n**3 / ms / 1e9
     return credible_peaks(out)       # checked once, here, and cached as checked
 
+# %% ../nbs/06_benchmarker.ipynb #4f45bafe
 def _fastest_ms(t: Timing) -> float: return t.min_ms or t.median_ms
 
+# %% ../nbs/06_benchmarker.ipynb #9b1fb577
 def selftest_job(ctx, lib: str | None = None, task: str = 'relu') -> dict:
     "Run at worker start-up under the final confinement: a real built-in kernel through a full check."
     if lib is None:
@@ -597,7 +673,6 @@ def credible_peaks(measured: dict) -> dict:
         out['note'] += f' (also for bf16 matmul, measured {bf16:.0f} TFLOP/s)'
     return out
 
-
 # %% ../nbs/06_benchmarker.ipynb #d0a727a4
 def resolve_devices(devices=None) -> list[str]:
     "None → every GPU ('cuda:0', …), or [] without one; 'cpu', an int, or a list of either."
@@ -605,6 +680,7 @@ def resolve_devices(devices=None) -> list[str]:
     if isinstance(devices, (str, int)): devices = [devices]
     return ['cpu' if str(d) == 'cpu' else (str(d) if str(d).startswith('cuda') else f'cuda:{int(d)}') for d in devices]
 
+# %% ../nbs/06_benchmarker.ipynb #db470d6d
 def _slug(s: str) -> str: return ''.join(c if c.isalnum() else '-' for c in s).strip('-')[:80] or 'device'
 
 def _ref_source(task: Task) -> str:
@@ -612,6 +688,7 @@ def _ref_source(task: Task) -> str:
     try: return inspect.getsource(task.reference)
     except (OSError, TypeError): return getattr(task.reference, '__qualname__', repr(task.reference))
 
+# %% ../nbs/06_benchmarker.ipynb #7a380cdb
 class _Slot:
     "A device with its sandbox worker (and, lazily, a trusted worker for references)."
     def __init__(self, device, ev, lock):
@@ -635,7 +712,7 @@ class _Slot:
         self.worker.close()
         if self.trusted: self.trusted.close()
 
-# %% ../nbs/06_benchmarker.ipynb #db470d6d
+# %% ../nbs/06_benchmarker.ipynb #0670036f
 class Evaluator:
     "Judge candidate kernels in sandbox workers: correctness, timing, speedups, flags."
     def __init__(self, devices=None, workers_per_device: int = 1, timeout: float = 10.0, trials: int = 5,
@@ -657,192 +734,253 @@ class Evaluator:
         self._next, self._pick_lock, self._ref_locks = 0, threading.Lock(), {}
         self._mem_refs: dict = {}
 
-    def _selftest(self, device):
-        if not self.use_selftest: return None
-        if device == 'cpu': return ('cudarl_wb.benchmarker:selftest_job', {})
-        if self._selftest_lib is None:
-            cr = self.compile(get_task('relu'), get_task('relu').solution)
-            self._selftest_lib = cr.lib_path if cr.ok else ''
-        return ('cudarl_wb.benchmarker:selftest_job', {'lib': self._selftest_lib} if self._selftest_lib else {})
-
-    # -- lifecycle ---------------------------------------------------------------------------------------
-    def start(self):
-        "Start every worker now, in parallel (otherwise each starts on its first job)."
-        errs = []
-        def go(s):
-            try: s.worker.start()
-            except SandboxError as e: errs.append(str(e))
-        ts = [threading.Thread(target=go, args=(s,)) for s in self.slots]
-        for t in ts: t.start()
-        for t in ts: t.join()
-        if errs: raise SandboxError(errs[0])
-        return self
-
-    def close(self):
-        for s in self.slots: s.close()
     def __enter__(self): return self
     def __exit__(self, *exc): self.close()
 
-    @property
-    def confinement(self) -> dict:
-        "What confinement each started worker reports, and any layer dropped to make it start."
-        return {s.device: {**s.worker.confinement, 'dropped': s.worker.notes} for s in self.slots if s.worker.hello}
+# %% ../nbs/06_benchmarker.ipynb #be0d1716
+@patch
+def _selftest(self: Evaluator, device):
+    if not self.use_selftest: return None
+    if device == 'cpu': return ('cudarl_wb.benchmarker:selftest_job', {})
+    if self._selftest_lib is None:
+        cr = self.compile(get_task('relu'), get_task('relu').solution)
+        self._selftest_lib = cr.lib_path if cr.ok else ''
+    return ('cudarl_wb.benchmarker:selftest_job', {'lib': self._selftest_lib} if self._selftest_lib else {})
 
-    # -- building ------------------------------------------------------------------------------------------
-    def compile(self, task: Task, source: str):
-        "Build `source` for `task` (with the launch-error helper unless that breaks the build)."
-        from cudarl_wb.compiler import compile_candidate
-        flags = self.compile_flags
-        if self.launch_errors:
-            helper = launch_error_helper()
-            cr = compile_candidate(source, task=task, arch=self.arch, flags=(*flags, str(helper)))
-            if cr.ok or helper.stem not in (cr.log or ''): return cr
-            self.launch_errors = False        # this compiler does not take a second source file: stop adding it
-        return compile_candidate(source, task=task, arch=self.arch, flags=flags)
+# %% ../nbs/06_benchmarker.ipynb #e3cc439b
+@patch
+def start(self: Evaluator):
+    "Start every worker now, in parallel (otherwise each starts on its first job)."
+    errs = []
+    def go(s):
+        try: s.worker.start()
+        except SandboxError as e: errs.append(str(e))
+    ts = [threading.Thread(target=go, args=(s,)) for s in self.slots]
+    for t in ts: t.start()
+    for t in ts: t.join()
+    if errs: raise SandboxError(errs[0])
+    return self
 
-    def _as_compiled(self, task, candidate):
-        if isinstance(candidate, CompileResult): return candidate
-        if isinstance(candidate, os.PathLike) or (isinstance(candidate, str) and candidate.endswith('.so') and '\n' not in candidate):
-            p = Path(candidate)
-            return CompileResult(p.exists(), Verdict.COMPILED if p.exists() else Verdict.COMPILE_ERROR, lib_path=str(p),
-                                 log='' if p.exists() else f'no such library: {p}')
-        try: return self.compile(task, safe_text(candidate))
+# %% ../nbs/06_benchmarker.ipynb #6806faf5
+@patch
+def close(self: Evaluator):
+    for s in self.slots: s.close()
+
+@patch(as_prop=True)
+def confinement(self: Evaluator) -> dict:
+    "What confinement each started worker reports, and any layer dropped to make it start."
+    return {s.device: {**s.worker.confinement, 'dropped': s.worker.notes} for s in self.slots if s.worker.hello}
+
+# %% ../nbs/06_benchmarker.ipynb #16e6f86e
+@patch
+def compile(self: Evaluator, task: Task, source: str):
+    "Build `source` for `task` (with the launch-error helper unless that breaks the build)."
+    from cudarl_wb.compiler import compile_candidate
+    flags = self.compile_flags
+    if self.launch_errors:
+        helper = launch_error_helper()
+        cr = compile_candidate(source, task=task, arch=self.arch, flags=(*flags, str(helper)))
+        if cr.ok or helper.stem not in (cr.log or ''): return cr
+        self.launch_errors = False        # this compiler does not take a second source file: stop adding it
+    return compile_candidate(source, task=task, arch=self.arch, flags=flags)
+
+# %% ../nbs/06_benchmarker.ipynb #ac0fa0f8
+def _compiler_built(cr: CompileResult) -> bool:
+    "Whether `cr.lib_path` is the compiler's cache entry of `cr.key`, built from `cr.source`."
+    if not (cr.lib_path and cr.key): return False
+    try:
+        lib, root = Path(cr.lib_path).resolve(), cache_dir('builds').resolve()
+        folder = lib.parent
+        if lib.name != 'candidate.so' or folder.parent != root or not folder.name.startswith(cr.key): return False
+        return lib.is_file() and (folder/'candidate.cu').read_text() == cr.source
+    except (OSError, ValueError): return False
+
+# %% ../nbs/06_benchmarker.ipynb #7d501d3a
+def library_sha256(cr: CompileResult) -> str | None:
+    "The sha256 of `cr`'s library if the project built it from this candidate, else None."
+    if not cr.ok or not cr.lib_path: return None
+    sha = built_here(cr.lib_path)
+    if sha is not None: return sha
+    if not _compiler_built(cr): return None
+    try: sha = file_sha256(cr.lib_path)
+    except OSError: return None
+    want = cr.extra.get('lib_sha256')
+    return sha if want is None or want == sha else None
+
+# %% ../nbs/06_benchmarker.ipynb #7b38c037
+def _not_built_here(what: str) -> CompileResult:
+    why = (f'{what} was not built by this project from the candidate: only candidate source, compiled here, is '
+           'loaded and run')
+    return CompileResult(False, Verdict.REJECTED, log=why, issues=[StaticIssue('not-built-here', why)])
+
+# %% ../nbs/06_benchmarker.ipynb #b966682c
+@patch
+def _as_compiled(self: Evaluator, task, candidate):
+    "A `CompileResult` whose library may be loaded (`extra['lib_sha256']` set), or one that says why not."
+    if isinstance(candidate, os.PathLike):
+        sha = built_here(candidate)
+        if sha is None: return _not_built_here(f'the library {Path(candidate).name}')
+        cr = CompileResult(True, Verdict.COMPILED, lib_path=str(Path(candidate).resolve()))
+    elif isinstance(candidate, CompileResult): cr = candidate
+    else:
+        try: cr = self.compile(task, safe_text(candidate))
         except Exception as e:
             return CompileResult(False, Verdict.COMPILE_ERROR, source=str(candidate)[:100000], log=f'{type(e).__name__}: {e}')
+    if not cr.ok: return cr
+    sha = library_sha256(cr)
+    if sha is None: return _not_built_here(f'the library {Path(cr.lib_path or "?").name}')
+    cr.extra['lib_sha256'] = sha
+    return cr
 
-    # -- references and peaks (cached on disk) -----------------------------------------------------------
-    def _cached(self, kind: str, key: str, slot: _Slot, fn, kwargs, timeout_note: str) -> dict:
-        path = cache_dir(kind)/_slug(slot.device_name)/f'{key}.json'
+# %% ../nbs/06_benchmarker.ipynb #87cf5303
+@patch
+def _cached(self: Evaluator, kind: str, key: str, slot: _Slot, fn, kwargs, timeout_note: str) -> dict:
+    path = cache_dir(kind)/_slug(slot.device_name)/f'{key}.json'
+    if path.exists():
+        try: return json.loads(path.read_text())
+        except (OSError, ValueError): pass
+    mem_key = (kind, slot.device, key)
+    with self._ref_locks.setdefault(mem_key, threading.Lock()):
+        if mem_key in self._mem_refs: return self._mem_refs[mem_key]
         if path.exists():
             try: return json.loads(path.read_text())
             except (OSError, ValueError): pass
-        mem_key = (kind, slot.device, key)
-        with self._ref_locks.setdefault(mem_key, threading.Lock()):
-            if mem_key in self._mem_refs: return self._mem_refs[mem_key]
-            if path.exists():
-                try: return json.loads(path.read_text())
-                except (OSError, ValueError): pass
-            with slot.lock:
-                try: out = slot.trusted_worker().run(fn, kwargs, first_limit=600.0)
-                except SandboxError as e: return {'error': str(e)[:500]}
-            if out.status != 'ok': val = {'error': f'{timeout_note}: {out.status}: {out.message}'[:500]}
-            else:
-                val = out.value
-                path = cache_dir(kind)/_slug(slot.device_name)/f'{key}.json'   # the name is known now
-                atomic_write_json(path, val)
-            self._mem_refs[mem_key] = val
-            return val
-
-    def reference_times(self, task: Task, slot: _Slot | None = None) -> dict:
-        "Eager and torch.compile times of `task`'s reference at its timing shape on `slot`'s GPU (cached)."
-        slot = slot or self.slots[0]
-        slot.worker.start()
-        key = f'{_slug(task.name)}-' + content_hash(task.name, task.signature, task.shape_label(task.timing_shape),
-                                                    _ref_source(task), slot.device_name, torch.__version__, self.torch_compile)
-        return self._cached('reference_times', key, slot, 'cudarl_wb.benchmarker:reference_job',
-                            dict(task=task, compile=self.torch_compile), 'reference timing failed')
-
-    def peaks(self, slot: _Slot | None = None) -> dict:
-        "The measured peaks of `slot`'s device (cached per device model)."
-        slot = slot or self.slots[0]
-        slot.worker.start()
-        # 'peaks-v3': fastest repetitions, checked by `credible_peaks`; older medians could be taken on a busy card
-        return self._cached('peaks', 'peaks-v3', slot, 'cudarl_wb.benchmarker:peaks_job', {}, 'peak measurement failed')
-
-    # -- judging -------------------------------------------------------------------------------------------
-    def _pick(self) -> _Slot:
-        with self._pick_lock:
-            free = [s for s in self.slots if not s.lock.locked()]
-            s = free[0] if free else self.slots[self._next % len(self.slots)]
-            self._next += 1
-            return s
-
-    def _judge(self, slot: _Slot, task: Task, cr: CompileResult, time_it: bool, t0: float) -> BenchResult:
-        try:
-            slot.worker.start()
-            refs = self.reference_times(task, slot) if (time_it and self.reference_timing) else {}
-            peaks = self.peaks(slot) if time_it else {}
-        except SandboxError as e:
-            return BenchResult(Verdict.CRASHED, task.name, slot.device, flags=['internal-error'],
-                               message=f'the sandbox worker could not start: {str(e).splitlines()[0]}', log=str(e)[-5000:],
-                               seconds=time.perf_counter() - t0)
-        ts = task.timing_shape
-        bw = peaks.get('floor_gbps')
-        # the floor needs a flushed cache: on a CPU worker (no flush) small shapes run from cache
-        floor_ms = task.nbytes(ts) / (bw * 1e9) * 1e3 if bw and slot.device.startswith('cuda') else None
-        opts = dict(trials=self.trials, time=time_it, budget_s=self.time_budget, eager_ms=refs.get('eager_ms'),
-                    compiled_ms=refs.get('compiled_ms'), floor_ms=floor_ms)
         with slot.lock:
-            out = slot.worker.run('cudarl_wb.benchmarker:judge_job', dict(lib=cr.lib_path, task=task, opts=opts))
-        return self._result(task, cr, out, refs, peaks, slot, t0, time_it)
-
-    def _result(self, task, cr, out: JobOutcome, refs, peaks, slot, t0, time_it) -> BenchResult:
-        dev = slot.device_name
-        common = dict(task=task.name, device=dev, log=out.log, timing_shape=task.shape_label(task.timing_shape))
-        if out.status in ('crashed', 'timed-out'):
-            v = Verdict.TIMED_OUT if out.status == 'timed-out' else Verdict.CRASHED
-            r = BenchResult(v, message=out.message, **common)
-        elif out.status == 'error':
-            r = BenchResult(Verdict.CRASHED, flags=['internal-error'], message=f'evaluator error ({out.extra.get("error_phase", "")}): {out.message}',
-                            extra={'trace': out.extra.get('trace', '')}, **common)
+            try: out = slot.trusted_worker().run(fn, kwargs, first_limit=600.0)
+            except SandboxError as e: return {'error': str(e)[:500]}
+        if out.status != 'ok': val = {'error': f'{timeout_note}: {out.status}: {out.message}'[:500]}
         else:
-            v = out.value
-            r = BenchResult(Verdict(v['verdict']), checks=[ShapeCheck.from_dict(c) for c in v['checks']], flags=list(v['flags']),
-                            message=v['message'], kernel_ms=v.get('kernel_ms'), kernel_spread=v.get('kernel_spread'),
-                            extra=dict(v.get('extra', {})), **common)
-        r.extra.update(compile_seconds=cr.seconds, cache_hit=cr.cache_hit, worker_pid=out.pid, worker_seconds=out.seconds)
-        if refs.get('error') or peaks.get('error'): r.extra['reference_error'] = refs.get('error') or peaks.get('error')
-        if refs.get('compile_error'): r.extra['torch_compile_error'] = refs['compile_error']
-        r.eager_ms, r.compiled_ms = refs.get('eager_ms'), refs.get('compiled_ms')
-        if r.correct and r.kernel_ms:
-            if r.eager_ms: r.speedup_eager = r.eager_ms / r.kernel_ms
-            if r.compiled_ms: r.speedup_compile = r.compiled_ms / r.kernel_ms
-            roofline(task, r, peaks)
-        r.seconds = time.perf_counter() - t0
-        r.message = summarize(r, task) if r.correct else r.message
-        return r
+            val = out.value
+            path = cache_dir(kind)/_slug(slot.device_name)/f'{key}.json'   # the name is known now
+            atomic_write_json(path, val)
+        self._mem_refs[mem_key] = val
+        return val
 
-    def evaluate(self, task, candidate, time_it: bool = True) -> BenchResult:
-        "Judge one candidate (a `CompileResult`, CUDA source, or the path of a built library) for `task`."
-        t0 = time.perf_counter()
-        task = get_task(task) if isinstance(task, str) else task
-        cr = self._as_compiled(task, candidate)
-        if not cr.ok or not self.devices: return compile_only(task, cr, t0)
-        return self._judge(self._pick(), task, cr, time_it, t0)
+# %% ../nbs/06_benchmarker.ipynb #f7d717b9
+@patch
+def reference_times(self: Evaluator, task: Task, slot: _Slot | None = None) -> dict:
+    "Eager and torch.compile times of `task`'s reference at its timing shape on `slot`'s GPU (cached)."
+    slot = slot or self.slots[0]
+    slot.worker.start()
+    key = f'{_slug(task.name)}-' + content_hash(task.name, task.signature, task.shape_label(task.timing_shape),
+                                                _ref_source(task), slot.device_name, torch.__version__, self.torch_compile)
+    return self._cached('reference_times', key, slot, 'cudarl_wb.benchmarker:reference_job',
+                        dict(task=task, compile=self.torch_compile), 'reference timing failed')
 
-    def evaluate_many(self, pairs, time_it: bool = True) -> list[BenchResult]:
-        "Judge (task, candidate) pairs: builds on CPU threads while every device judges; results in input order."
-        pairs = [(get_task(t) if isinstance(t, str) else t, c) for t, c in pairs]
-        results: list = [None] * len(pairs)
-        t0s = [time.perf_counter()] * len(pairs)
-        work: queue.Queue = queue.Queue()
-        bar = None
-        if self.progress:
-            from tqdm.auto import tqdm
-            bar = tqdm(total=len(pairs), desc='evaluate')
-        def done(i, r):
-            results[i] = r
-            if bar: bar.update(1)
-        def device_loop(slot):
-            while True:
-                item = work.get()
-                if item is None: return
-                i, task, cr = item
-                try: done(i, self._judge(slot, task, cr, time_it, t0s[i]))
-                except Exception as e:          # never lose a result to a bug here
-                    done(i, BenchResult(Verdict.CRASHED, task.name, slot.device, flags=['internal-error'], message=f'evaluator error: {e}'))
-        threads = [threading.Thread(target=device_loop, args=(s,), daemon=True) for s in self.slots]
-        for th in threads: th.start()
-        with ThreadPoolExecutor(self.compile_threads) as pool:
-            futs = {pool.submit(self._as_compiled, t, c): i for i, (t, c) in enumerate(pairs)}
-            for f in as_completed(futs):
-                i = futs[f]; task = pairs[i][0]; cr = f.result()
-                if not cr.ok or not self.slots: done(i, compile_only(task, cr, t0s[i]))
-                else: work.put((i, task, cr))
-        for _ in threads: work.put(None)
-        for th in threads: th.join()
-        if bar: bar.close()
-        return results
+# %% ../nbs/06_benchmarker.ipynb #8d1899a6
+@patch
+def peaks(self: Evaluator, slot: _Slot | None = None) -> dict:
+    "The measured peaks of `slot`'s device (cached per device model)."
+    slot = slot or self.slots[0]
+    slot.worker.start()
+    # 'peaks-v3': fastest repetitions, checked by `credible_peaks`
+    return self._cached('peaks', 'peaks-v3', slot, 'cudarl_wb.benchmarker:peaks_job', {}, 'peak measurement failed')
+
+# %% ../nbs/06_benchmarker.ipynb #c637edc1
+@patch
+def _pick(self: Evaluator) -> _Slot:
+    with self._pick_lock:
+        free = [s for s in self.slots if not s.lock.locked()]
+        s = free[0] if free else self.slots[self._next % len(self.slots)]
+        self._next += 1
+        return s
+
+# %% ../nbs/06_benchmarker.ipynb #6843043f
+@patch
+def _judge(self: Evaluator, slot: _Slot, task: Task, cr: CompileResult, time_it: bool, t0: float) -> BenchResult:
+    try:
+        slot.worker.start()
+        refs = self.reference_times(task, slot) if (time_it and self.reference_timing) else {}
+        peaks = self.peaks(slot) if time_it else {}
+    except SandboxError as e:
+        return BenchResult(Verdict.CRASHED, task.name, slot.device, flags=['internal-error'],
+                           message=f'the sandbox worker could not start: {str(e).splitlines()[0]}', log=str(e)[-5000:],
+                           seconds=time.perf_counter() - t0)
+    ts = task.timing_shape
+    bw = peaks.get('floor_gbps')
+    # the floor needs a flushed cache: on a CPU worker (no flush) small shapes run from cache
+    floor_ms = task.nbytes(ts) / (bw * 1e9) * 1e3 if bw and slot.device.startswith('cuda') else None
+    opts = dict(trials=self.trials, time=time_it, budget_s=self.time_budget, eager_ms=refs.get('eager_ms'),
+                compiled_ms=refs.get('compiled_ms'), floor_ms=floor_ms, lib_sha256=cr.extra.get('lib_sha256'))
+    with slot.lock:
+        out = slot.worker.run('cudarl_wb.benchmarker:judge_job', dict(lib=cr.lib_path, task=task, opts=opts))
+    return self._result(task, cr, out, refs, peaks, slot, t0, time_it)
+
+# %% ../nbs/06_benchmarker.ipynb #4535a936
+@patch
+def _result(self: Evaluator, task, cr, out: JobOutcome, refs, peaks, slot, t0, time_it) -> BenchResult:
+    common = dict(task=task.name, device=slot.device_name, log=out.log, timing_shape=task.shape_label(task.timing_shape))
+    if out.status in ('crashed', 'timed-out'):
+        r = BenchResult(Verdict.TIMED_OUT if out.status == 'timed-out' else Verdict.CRASHED, message=out.message, **common)
+    elif out.status == 'error':
+        r = BenchResult(Verdict.CRASHED, flags=['internal-error'], message=f'evaluator error ({out.extra.get("error_phase", "")}): {out.message}',
+                        extra={'trace': out.extra.get('trace', '')}, **common)
+    else:
+        v = out.value
+        r = BenchResult(Verdict(v['verdict']), checks=[ShapeCheck.from_dict(c) for c in v['checks']], flags=list(v['flags']),
+                        message=v['message'], kernel_ms=v.get('kernel_ms'), kernel_spread=v.get('kernel_spread'),
+                        extra=dict(v.get('extra', {})), **common)
+    r.extra.update(compile_seconds=cr.seconds, cache_hit=cr.cache_hit, worker_pid=out.pid, worker_seconds=out.seconds)
+    if refs.get('error') or peaks.get('error'): r.extra['reference_error'] = refs.get('error') or peaks.get('error')
+    if refs.get('compile_error'): r.extra['torch_compile_error'] = refs['compile_error']
+    r.eager_ms, r.compiled_ms = refs.get('eager_ms'), refs.get('compiled_ms')
+    if r.correct and r.kernel_ms:
+        if r.eager_ms: r.speedup_eager = r.eager_ms / r.kernel_ms
+        if r.compiled_ms: r.speedup_compile = r.compiled_ms / r.kernel_ms
+        roofline(task, r, peaks)
+    r.seconds = time.perf_counter() - t0
+    r.message = summarize(r, task) if r.correct else r.message
+    return r
+
+# %% ../nbs/06_benchmarker.ipynb #25b59153
+@patch
+def evaluate(self: Evaluator, task, candidate, time_it: bool = True) -> BenchResult:
+    "Judge one candidate (CUDA source, a `CompileResult` from the compiler, or a library this process built) for `task`."
+    t0 = time.perf_counter()
+    task = get_task(task) if isinstance(task, str) else task
+    cr = self._as_compiled(task, candidate)
+    if not cr.ok or not self.devices: return compile_only(task, cr, t0)
+    return self._judge(self._pick(), task, cr, time_it, t0)
+
+# %% ../nbs/06_benchmarker.ipynb #b3f5a40e
+@patch
+def _device_loop(self: Evaluator, slot: _Slot, work: queue.Queue, done, time_it: bool, t0s: list):
+    "Judge what arrives on `work` on `slot` until a None arrives."
+    while True:
+        item = work.get()
+        if item is None: return
+        i, task, cr = item
+        try: done(i, self._judge(slot, task, cr, time_it, t0s[i]))
+        except Exception as e:          # never lose a result to a bug here
+            done(i, BenchResult(Verdict.CRASHED, task.name, slot.device, flags=['internal-error'], message=f'evaluator error: {e}'))
+
+# %% ../nbs/06_benchmarker.ipynb #8da0d5db
+@patch
+def evaluate_many(self: Evaluator, pairs, time_it: bool = True) -> list[BenchResult]:
+    "Judge (task, candidate) pairs: builds on CPU threads while every device judges; results in input order."
+    pairs = [(get_task(t) if isinstance(t, str) else t, c) for t, c in pairs]
+    results: list = [None] * len(pairs)
+    t0s = [time.perf_counter()] * len(pairs)
+    work: queue.Queue = queue.Queue()
+    bar = None
+    if self.progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=len(pairs), desc='evaluate')
+    def done(i, r):
+        results[i] = r
+        if bar: bar.update(1)
+    threads = [threading.Thread(target=self._device_loop, args=(s, work, done, time_it, t0s), daemon=True) for s in self.slots]
+    for th in threads: th.start()
+    with ThreadPoolExecutor(self.compile_threads) as pool:
+        futs = {pool.submit(self._as_compiled, t, c): i for i, (t, c) in enumerate(pairs)}
+        for f in as_completed(futs):
+            i = futs[f]; task = pairs[i][0]; cr = f.result()
+            if not cr.ok or not self.slots: done(i, compile_only(task, cr, t0s[i]))
+            else: work.put((i, task, cr))
+    for _ in threads: work.put(None)
+    for th in threads: th.join()
+    if bar: bar.close()
+    return results
 
 # %% ../nbs/06_benchmarker.ipynb #af182f22
 def roofline(task: Task, r: BenchResult, peaks: dict):
@@ -860,6 +998,7 @@ def roofline(task: Task, r: BenchResult, peaks: dict):
         else: r.peak_fraction = r.achieved_gbps / bw
     return r
 
+# %% ../nbs/06_benchmarker.ipynb #2d627afd
 def compile_only(task: Task, cr: CompileResult, t0: float | None = None) -> BenchResult:
     "The result for a candidate that did not build, or that built on a machine with no GPU."
     secs = time.perf_counter() - t0 if t0 else cr.seconds
@@ -873,6 +1012,7 @@ def compile_only(task: Task, cr: CompileResult, t0: float | None = None) -> Benc
     return BenchResult(cr.verdict, task.name, 'cpu', message=f'{cr.verdict.value}: {first}'[:500], log=(cr.log or '')[-20000:],
                        seconds=secs, extra=dict(compile_seconds=cr.seconds))
 
+# %% ../nbs/06_benchmarker.ipynb #696cc85f
 def summarize(r: BenchResult, task: Task | None = None) -> str:
     "One line: the verdict, and for a correct kernel its time, speedups and roofline share."
     n = sum(c.trials for c in r.checks)
@@ -889,6 +1029,7 @@ def summarize(r: BenchResult, task: Task | None = None) -> str:
     if r.flags: s += f" [{', '.join(r.flags)}]"
     return s
 
+# %% ../nbs/06_benchmarker.ipynb #f43547d2
 _DEFAULT: Evaluator | None = None
 
 def evaluate(task, candidate, time_it: bool = True, **kw) -> BenchResult:
@@ -923,36 +1064,35 @@ def c_candidate(body: str, signature: str = 'void launch(const float* a, const f
     return build_host_library(src, 'candidate', flags=('-O1', '-lm'))
 
 # %% ../nbs/06_benchmarker.ipynb #574e7cbc
+@dataclass
+class EvalOptions:
+    "How `cudarl-wb eval` sets up its `Evaluator`."
+    device: str | None = option(None, "a GPU index, or 'cpu'; when not given, every GPU")
+    timeout: float = option(10.0, 'seconds one call of the candidate may take')
+    trials: int = option(5, 'correctness trials per shape')
+
+    def evaluator(self) -> Evaluator:
+        return Evaluator(devices=self.device, timeout=self.timeout, trials=self.trials)
+
+# %% ../nbs/06_benchmarker.ipynb #88df1dc6
 def eval_args(p):
-    p.add_argument('file', help='CUDA source, a model answer, or a built .so')
+    p.add_argument('file', help='CUDA source or a model answer (read as text, built here)')
     p.add_argument('--task', required=True, help='task name (see `cudarl-wb tasks`)')
     p.add_argument('--json', action='store_true', help='print the BenchResult as JSON')
     p.add_argument('--no-time', action='store_true', help='check correctness only')
-    p.add_argument('--device', default=None, help="a GPU index, or 'cpu' for a host-compiled library (default: every GPU)")
-    p.add_argument('--timeout', type=float, default=10.0, help='seconds one call of the candidate may take')
-    p.add_argument('--trials', type=int, default=5, help='correctness trials per shape')
+    add_options(p, EvalOptions)
 
-def _candidate_from_file(path: Path, task: Task, ev: Evaluator):
-    if path.suffix == '.so': return path
+# %% ../nbs/06_benchmarker.ipynb #dd35b866
+def _candidate_from_file(path: Path, task: Task):
+    "The candidate a file holds: a `CompileResult` for a model's answer, else the source text."
     text = safe_text(path.read_bytes())
-    import cudarl_wb.compiler as comp
-    if '```' in text and hasattr(comp, 'compile_text'):
-        try: return comp.compile_text(text, task=task)
-        except TypeError: return comp.compile_text(text)
+    if '```' in text:
+        from cudarl_wb.compiler import compile_text
+        return compile_text(text, task=task)
     return text
 
-def eval_command(args) -> int:
-    import sys
-    try: task = get_task(args.task)
-    except KeyError as e:
-        print(f'cudarl-wb eval: {e.args[0]}', file=sys.stderr); return 1
-    path = Path(args.file)
-    if not path.is_file():
-        print(f'cudarl-wb eval: no such file {path}', file=sys.stderr); return 1
-    with Evaluator(devices=args.device, timeout=args.timeout, trials=args.trials) as ev:
-        r = ev.evaluate(task, _candidate_from_file(path, task, ev), time_it=not args.no_time)
-    if args.json:
-        print(r.to_json(indent=2, default=str)); return 0 if r.correct else 1
+# %% ../nbs/06_benchmarker.ipynb #44989dee
+def _print_result(task: Task, r: BenchResult):
     from rich.console import Console
     from rich.table import Table
     t = Table(title=f'{task.name}: {r.verdict.value}', show_header=False)
@@ -967,4 +1107,18 @@ def eval_command(args) -> int:
     if r.flags: t.add_row('flags', ', '.join(r.flags))
     if r.log.strip(): t.add_row('log', r.log.strip()[-500:])
     Console().print(t)
+
+# %% ../nbs/06_benchmarker.ipynb #f2c7c449
+def eval_command(args) -> int:
+    import sys
+    try: task = get_task(args.task)
+    except KeyError as e:
+        print(f'cudarl-wb eval: {e.args[0]}', file=sys.stderr); return 1
+    path = Path(args.file)
+    if not path.is_file():
+        print(f'cudarl-wb eval: no such file {path}', file=sys.stderr); return 1
+    with from_options(EvalOptions, args).evaluator() as ev:
+        r = ev.evaluate(task, _candidate_from_file(path, task), time_it=not args.no_time)
+    if args.json: print(r.to_json(indent=2, default=str))
+    else: _print_result(task, r)
     return 0 if r.correct else 1

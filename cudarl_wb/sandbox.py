@@ -6,19 +6,20 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/sandbox.html.md"""
 
 # %% ../nbs/05_sandbox.ipynb #0e30b009
 from __future__ import annotations
-import ctypes, errno, json, os, platform, resource, secrets, shutil, signal, struct, subprocess, sys, tempfile
+import ctypes, errno, hashlib, json, os, platform, resource, secrets, shutil, signal, struct, subprocess, sys, tempfile
 import threading, time, traceback
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
+from fastcore.basics import patch
 from .core import *
 
 # %% auto #0
 __all__ = ['PR_SET_NO_NEW_PRIVS', 'CLONE_NEWNET', 'NR_X86_64', 'AUDIT_ARCH_X86_64', 'CLONE_THREAD', 'STANDINS_C', 'SandboxLimits',
            'apply_rlimits', 'set_no_new_privs', 'enter_network_namespace', 'landlock_abi', 'apply_landlock',
            'cuda_device_files', 'seccomp_program', 'apply_seccomp', 'WorkerContext', 'announce_phases', 'JobOutcome',
-           'SandboxError', 'worker_env', 'Worker', 'build_host_library', 'call_symbol', 'standin_library',
-           'probe_confinement', 'main']
+           'SandboxError', 'worker_env', 'Worker', 'file_sha256', 'record_build', 'built_here', 'build_host_library',
+           'call_symbol', 'standin_library', 'probe_confinement', 'main']
 
 # %% ../nbs/05_sandbox.ipynb #9c4e7936
 @dataclass
@@ -67,10 +68,12 @@ def _syscall(nr, *args) -> int:
         e = ctypes.get_errno(); raise OSError(e, os.strerror(e))
     return r
 
+# %% ../nbs/05_sandbox.ipynb #57217e14
 def set_no_new_privs() -> bool:
     "Forbid gaining privileges through execve (needed before seccomp and Landlock)."
     return _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
 
+# %% ../nbs/05_sandbox.ipynb #1dff10f7
 def enter_network_namespace() -> bool:
     "Move this process into a new, empty network namespace; False where that is not permitted."
     return _libc.unshare(CLONE_NEWNET) == 0
@@ -86,6 +89,7 @@ def landlock_abi() -> int:
     try: return _syscall(_LL_CREATE, None, 0, 1)   # LANDLOCK_CREATE_RULESET_VERSION
     except OSError: return 0
 
+# %% ../nbs/05_sandbox.ipynb #7304b445
 def _landlock_allow(ruleset_fd: int, path, access: int) -> bool:
     try: fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
     except OSError: return False
@@ -96,6 +100,7 @@ def _landlock_allow(ruleset_fd: int, path, access: int) -> bool:
         return True
     finally: os.close(fd)
 
+# %% ../nbs/05_sandbox.ipynb #e1b0d769
 def apply_landlock(scratch, writable_files=()) -> dict:
     "Restrict this thread and its future threads to writing beneath `scratch` (and `writable_files`)."
     abi = landlock_abi()
@@ -119,6 +124,7 @@ def apply_landlock(scratch, writable_files=()) -> dict:
     finally: os.close(rfd)
     return dict(abi=abi, tcp=bool(net), signals_scoped=bool(scoped), writable=[str(scratch), *allowed])
 
+# %% ../nbs/05_sandbox.ipynb #67820a80
 def cuda_device_files() -> list[str]:
     "The device files a CUDA process opens read-write."
     dev = Path('/dev')
@@ -147,6 +153,8 @@ NR_X86_64 = {
     'fsmount': 432, 'fspick': 433, 'pidfd_open': 434, 'clone3': 435, 'openat2': 437, 'pidfd_getfd': 438,
     'mount_setattr': 442, 'fchmodat2': 452, 'setxattrat': 463, 'removexattrat': 466,
 }
+
+# %% ../nbs/05_sandbox.ipynb #27a580ea
 _DENY_ALWAYS = ('fork', 'vfork', 'execve', 'execveat', 'ptrace', 'process_vm_readv', 'process_vm_writev',
                 'kcmp', 'pidfd_open', 'pidfd_send_signal', 'pidfd_getfd', 'tkill', 'socket', 'socketpair',
                 'mount', 'umount2', 'pivot_root', 'chroot', 'unshare', 'setns', 'open_tree', 'move_mount',
@@ -166,6 +174,7 @@ AUDIT_ARCH_X86_64, CLONE_THREAD = 0xC000003E, 0x00010000
 _RET_KILL, _RET_ALLOW, _RET_ENOSYS = 0x80000000, 0x7FFF0000, 0x00050000 | errno.ENOSYS
 _OPEN_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC
 
+# %% ../nbs/05_sandbox.ipynb #9b262a8e
 def _assemble(prog: list) -> bytes:
     "Assemble (op, …) tuples with labels into classic BPF; jumps are relative and must fit in a byte."
     labels, code, i = {}, [], 0
@@ -187,6 +196,7 @@ def _assemble(prog: list) -> bytes:
             code.append(struct.pack('=HBBI', opcode, rel(ins[2]), rel(ins[3] if len(ins) > 3 else None), ins[1]))
     return b''.join(code)
 
+# %% ../nbs/05_sandbox.ipynb #888838fc
 def seccomp_program(pid: int, level: str = 'strict') -> bytes:
     "The BPF filter for a worker whose pid is `pid`; `level` is 'basic' or 'strict'."
     nr = NR_X86_64
@@ -210,6 +220,7 @@ def seccomp_program(pid: int, level: str = 'strict') -> bytes:
           ('label', 'kill'), ('ret', _RET_KILL)]
     return _assemble(p)
 
+# %% ../nbs/05_sandbox.ipynb #39ba480e
 def apply_seccomp(level: str = 'strict') -> dict:
     "Install the filter on every thread of this process (x86_64 only)."
     if platform.machine() != 'x86_64': raise OSError(errno.ENOSYS, f'no seccomp filter for {platform.machine()}')
@@ -245,29 +256,33 @@ class WorkerContext:
         msg = {**msg, 'id': self.job_id, 'nonce': self.nonce}
         self._conn.send_bytes(json.dumps(msg, default=str, allow_nan=True).encode())
 
+# %% ../nbs/05_sandbox.ipynb #7b0929b6
 def announce_phases(ctx, labels=('step',), limit: float = 5.0) -> dict:
     "A job (or start-up self-test) that only announces phases: for testing the protocol."
     for label in labels: ctx.phase(label, limit)
     return {'ok': True, 'phases': list(labels)}
 
-# %% ../nbs/05_sandbox.ipynb #7b0929b6
+# %% ../nbs/05_sandbox.ipynb #e39e4314
 def _rss_bytes(pid: int) -> int:
     "Resident memory of `pid`, 0 when it is gone."
     try: return int(Path(f'/proc/{pid}/statm').read_text().split()[1]) * os.sysconf('SC_PAGE_SIZE')
     except (OSError, ValueError, IndexError): return 0
 
+# %% ../nbs/05_sandbox.ipynb #32b0fca4
 def _resolve(ref: str):
     "`'module:function'` → the function."
     import importlib
     mod, _, name = ref.partition(':')
     return getattr(importlib.import_module(mod), name)
 
+# %% ../nbs/05_sandbox.ipynb #a2c3b8c5
 def _parent_watch(ppid: int):
     "End the worker when the trainer is gone, even while a kernel hangs."
     while True:
         time.sleep(1.0)
         if os.getppid() != ppid: os._exit(3)
 
+# %% ../nbs/05_sandbox.ipynb #686530f6
 def _init_device(device: str) -> dict:
     "Create the CUDA context and touch what later jobs need, before the seccomp filter is in place."
     import torch
@@ -284,36 +299,61 @@ def _init_device(device: str) -> dict:
                 l2_bytes=int(getattr(p, 'L2_cache_size', 0) or 0), sms=p.multi_processor_count,
                 torch=torch.__version__, torch_cuda=torch.version.cuda)
 
+# %% ../nbs/05_sandbox.ipynb #9657bb95
+def _confine_early(limits: SandboxLimits, device: str, scratch: str, conf: dict):
+    "rlimits, no-new-privileges, the network namespace and Landlock, recorded in `conf`."
+    conf['rlimits'] = apply_rlimits(limits, cpu_only=device == 'cpu')
+    conf['no_new_privs'] = set_no_new_privs()
+    conf['network_namespace'] = enter_network_namespace() if limits.network_namespace else False
+    if limits.landlock:
+        try: conf['landlock'] = apply_landlock(scratch, cuda_device_files() if device != 'cpu' else ['/dev/null'])
+        except OSError as e: conf['landlock'] = f'not in force: {e.strerror or e}'
+    else: conf['landlock'] = 'off'
+
+# %% ../nbs/05_sandbox.ipynb #fc276e3e
+def _confine_late(limits: SandboxLimits, conf: dict):
+    "The seccomp filter, on every thread, recorded in `conf`."
+    if limits.seccomp == 'off': conf['seccomp'] = 'off'; return
+    try: conf['seccomp'] = apply_seccomp(limits.seccomp)
+    except OSError as e: conf['seccomp'] = f'not in force: {e.strerror or e}'
+
+# %% ../nbs/05_sandbox.ipynb #22a54d83
+def _run_job(ctx: WorkerContext, job: dict):
+    "Run one job in the worker and send its result."
+    ctx.job_id, ctx.nonce, ctx.fatal, ctx.phase_label = job['id'], job['nonce'], False, ''
+    t0 = time.perf_counter()
+    try:
+        fn = _resolve(job['fn']) if isinstance(job['fn'], str) else job['fn']
+        msg = {'type': 'result', 'status': 'ok', 'value': fn(ctx, **job['kwargs'])}
+    except BaseException as e:
+        msg = {'type': 'result', 'status': 'error', 'error': f'{type(e).__name__}: {e}',
+               'trace': traceback.format_exc()[-4000:], 'phase': ctx.phase_label}
+    msg['seconds'] = time.perf_counter() - t0
+    msg['fatal'] = ctx.fatal
+    try: ctx.send(msg)
+    except (ValueError, TypeError) as e:
+        ctx.send({'type': 'result', 'status': 'error', 'error': f'job returned something not JSON-able: {e}', 'fatal': ctx.fatal})
+
+# %% ../nbs/05_sandbox.ipynb #9c0fcbee
 def _worker_main(cfg: dict):
     "The body of a worker process (see the start-up order above)."
     ppid = os.getppid()
     limits = SandboxLimits.from_dict(cfg['limits'])
     conn_in, conn_out = Connection(cfg['fd_in'], writable=False), Connection(cfg['fd_out'], readable=False)
-    device, trusted, scratch = cfg['device'], cfg['trusted'], cfg['scratch']
+    device, trusted = cfg['device'], cfg['trusted']
     conf = dict(trusted=trusted, uid=os.getuid())
     def hello_fail(stage, exc):
         conn_out.send_bytes(json.dumps({'type': 'fatal', 'stage': stage, 'confinement': conf,
                                         'error': f'{type(exc).__name__}: {exc}', 'trace': traceback.format_exc()[-4000:]}).encode())
         os._exit(4)
-    if not trusted:
-        conf['rlimits'] = apply_rlimits(limits, cpu_only=device == 'cpu')
-        conf['no_new_privs'] = set_no_new_privs()
-        conf['network_namespace'] = enter_network_namespace() if limits.network_namespace else False
-        if limits.landlock:
-            try: conf['landlock'] = apply_landlock(scratch, cuda_device_files() if device != 'cpu' else ['/dev/null'])
-            except OSError as e: conf['landlock'] = f'not in force: {e.strerror or e}'
-        else: conf['landlock'] = 'off'
+    if not trusted: _confine_early(limits, device, cfg['scratch'], conf)
     threading.Thread(target=_parent_watch, args=(ppid,), daemon=True).start()
     info = dict(pid=os.getpid(), device=device, python=platform.python_version())
     try:
         if device != 'cpu': info.update(_init_device(device))
         for m in cfg.get('preload', ()): __import__(m)
     except BaseException as e: hello_fail('init', e)
-    if not trusted:
-        if limits.seccomp != 'off':
-            try: conf['seccomp'] = apply_seccomp(limits.seccomp)
-            except OSError as e: conf['seccomp'] = f'not in force: {e.strerror or e}'
-        else: conf['seccomp'] = 'off'
+    if not trusted: _confine_late(limits, conf)
     info['confinement'] = conf
     ctx = WorkerContext(conn_out, 'cuda:0' if device != 'cpu' else 'cpu', limits, info)
     if cfg.get('selftest'):
@@ -324,23 +364,10 @@ def _worker_main(cfg: dict):
     conn_out.send_bytes(json.dumps({'type': 'hello', **info}, default=str).encode())
     import cloudpickle
     while True:
-        try: data = conn_in.recv_bytes()
+        try: job = cloudpickle.loads(conn_in.recv_bytes())
         except (EOFError, OSError): os._exit(0)
-        job = cloudpickle.loads(data)
         if job.get('stop'): os._exit(0)
-        ctx.job_id, ctx.nonce, ctx.fatal, ctx.phase_label = job['id'], job['nonce'], False, ''
-        t0 = time.perf_counter()
-        try:
-            value = _resolve(job['fn'])(ctx, **job['kwargs']) if isinstance(job['fn'], str) else job['fn'](ctx, **job['kwargs'])
-            msg = {'type': 'result', 'status': 'ok', 'value': value}
-        except BaseException as e:
-            msg = {'type': 'result', 'status': 'error', 'error': f'{type(e).__name__}: {e}',
-                   'trace': traceback.format_exc()[-4000:], 'phase': ctx.phase_label}
-        msg['seconds'] = time.perf_counter() - t0
-        msg['fatal'] = ctx.fatal
-        try: ctx.send(msg)
-        except (ValueError, TypeError) as e:
-            ctx.send({'type': 'result', 'status': 'error', 'error': f'job returned something not JSON-able: {e}', 'fatal': ctx.fatal})
+        _run_job(ctx, job)
         if ctx.fatal: os._exit(0)
 
 # %% ../nbs/05_sandbox.ipynb #6b1db62b
@@ -359,6 +386,7 @@ class JobOutcome(Record):
     pid: int | None = None
     extra: dict = field(default_factory=dict)
 
+# %% ../nbs/05_sandbox.ipynb #0c6d4729
 _SIGNAL_TEXT = {
     'SIGSYS': 'stopped by the sandbox: a forbidden system call (process creation, sockets, file system changes, '
               'signals to other processes)',
@@ -367,13 +395,14 @@ _SIGNAL_TEXT = {
     'SIGILL': 'illegal instruction', 'SIGABRT': 'aborted', 'SIGKILL': 'killed',
 }
 
-class SandboxError(RuntimeError):
-    "A worker could not be started."
-
 def _signal_name(returncode) -> str:
     if returncode is None or returncode >= 0: return ''
     try: return signal.Signals(-returncode).name
     except ValueError: return f'signal {-returncode}'
+
+# %% ../nbs/05_sandbox.ipynb #c7f7c509
+class SandboxError(RuntimeError):
+    "A worker could not be started."
 
 # %% ../nbs/05_sandbox.ipynb #0f539f9d
 def _python_path() -> str:
@@ -382,6 +411,7 @@ def _python_path() -> str:
     parts = [here] + [p for p in sys.path if p and os.path.isdir(p) and p != here]
     return os.pathsep.join(dict.fromkeys(parts))
 
+# %% ../nbs/05_sandbox.ipynb #cba8c539
 def worker_env(device: str, scratch, trusted: bool = False) -> dict:
     "The environment of a worker on `device` ('cpu' or 'cuda:N', N as the parent numbers its GPUs)."
     if trusted:
@@ -415,117 +445,12 @@ class Worker:
         self.notes: list[str] = []          # confinement layers dropped to make start-up work, and why
         self._lock = threading.RLock()
 
-    # -- starting ---------------------------------------------------------------------------------
-    def _spawn(self):
-        "Start a process now; its hello is read later by `_ready`."
-        self.base = Path(tempfile.mkdtemp(prefix='cudarl-sandbox-'))
-        self.scratch = self.base/'scratch'; self.scratch.mkdir()
-        self.log_path = self.base/'worker.log'
-        p2w_r, p2w_w = os.pipe(); w2p_r, w2p_w = os.pipe()
-        # the self-test decides which confinement works here; once passed, restarts skip it
-        cfg = dict(fd_in=p2w_r, fd_out=w2p_w, device=self.device, trusted=self.trusted, scratch=str(self.scratch),
-                   limits=self.limits.to_dict(), preload=list(self.preload),
-                   selftest=None if self.selftest_passed else self.selftest)
-        log = open(self.log_path, 'ab')
-        try:
-            self.proc = subprocess.Popen([sys.executable, '-m', 'cudarl_wb.sandbox', json.dumps(cfg)],
-                                         cwd=self.scratch, env=worker_env(self.device, self.scratch, self.trusted),
-                                         stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                         pass_fds=(p2w_r, w2p_w), start_new_session=True)
-        finally:
-            log.close(); os.close(p2w_r); os.close(w2p_w)
-        self._to, self._from = Connection(p2w_w, readable=False), Connection(w2p_r, writable=False)
-        self.hello, self.jobs_done, self._t_spawn = None, 0, time.perf_counter()
-        self.starts += 1
-
-    def _read_log(self) -> str:
-        try:
-            with open(self.log_path, 'rb') as f:
-                f.seek(0, 2); size = f.tell(); f.seek(max(0, size - 4 * self.limits.log_chars))
-                return safe_text(f.read())[-self.limits.log_chars:]
-        except OSError: return ''
-
-    def _ready(self) -> dict:
-        "Wait for the spawned process's hello; on a failed start, retry with a weaker layer if allowed."
-        while True:
-            msg, why = None, ''
-            deadline = self._t_spawn + self.limits.start_timeout
-            while msg is None:
-                left = deadline - time.perf_counter()
-                if left <= 0: why = f'did not start within {self.limits.start_timeout:.0f} s'; break
-                if self._from.poll(min(left, 0.1)):
-                    try: msg = json.loads(self._from.recv_bytes(1 << 20))
-                    except (EOFError, OSError, ValueError): why = 'exited during start-up'; break
-                    if msg.get('type') == 'phase':   # the self-test announcing its steps: not a failure
-                        deadline = max(deadline, time.perf_counter() + float(msg.get('limit') or 0))
-                        msg = None
-                elif self.proc.poll() is not None: why = 'exited during start-up'; break
-            if msg is not None and msg.get('type') == 'hello':
-                self.hello, self.selftest_passed = msg, True
-                return msg
-            if msg is not None: why = f"failed in {msg.get('stage')}: {msg.get('error')}"
-            self._kill()
-            sig = _signal_name(self.proc.returncode)
-            why += f' ({sig})' if sig else ''
-            weaker = self._weaker(sig, msg)
-            if weaker is None:
-                raise SandboxError(f'sandbox worker on {self.device} {why}\n{self._read_log()[-3000:]}')
-            self.notes.append(f'{weaker[0]} dropped: the worker {why}')
-            self.limits = weaker[1]
-            self._cleanup(); self._spawn()
-
-    def _weaker(self, sig: str, msg):
-        "The next weaker confinement to try after a failed start, or None. The stage that failed picks the suspect."
-        L = self.limits
-        if not L.fallback or self.trusted: return None
-        def drop(name, **kw): return name, SandboxLimits.from_dict({**L.to_dict(), **kw})
-        seccomp_steps = [drop('seccomp strict', seccomp='basic')] if L.seccomp == 'strict' else \
-                        [drop('seccomp', seccomp='off')] if L.seccomp == 'basic' else []
-        early_steps = ([drop('landlock', landlock=False)] if L.landlock else []) + \
-                      ([drop('network namespace', network_namespace=False)] if L.network_namespace else [])
-        stage = (msg or {}).get('stage')
-        # seccomp is installed after 'init': a failure there is Landlock's or the namespace's
-        order = early_steps + seccomp_steps if stage == 'init' or (sig not in ('SIGSYS', '') and stage is None) \
-                else seccomp_steps + early_steps
-        return order[0] if order else None
-
-    def start(self, wait: bool = True):
-        "Start the worker if it is not running; with `wait`, block until it is ready."
-        with self._lock:
-            if self.proc is None or self.proc.poll() is not None: self._cleanup(); self._spawn()
-            if wait and self.hello is None: self._ready()
-        return self
-
     @property
     def alive(self) -> bool: return self.proc is not None and self.proc.poll() is None
     @property
     def pid(self): return self.proc.pid if self.proc else None
     @property
     def confinement(self) -> dict: return (self.hello or {}).get('confinement', {})
-
-    # -- stopping -----------------------------------------------------------------------------------
-    def _kill(self):
-        if self.proc is None: return
-        try: os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError): pass
-        try: self.proc.wait(timeout=60)     # a context with a hung kernel takes a moment to tear down
-        except subprocess.TimeoutExpired: pass
-
-    def _cleanup(self):
-        for c in ('_to', '_from'):
-            try: getattr(self, c).close()
-            except Exception: pass
-        if getattr(self, 'base', None): shutil.rmtree(self.base, ignore_errors=True)
-
-    def close(self):
-        "Stop the worker and remove its folder."
-        with self._lock:
-            if self.alive:
-                try: self._to.send_bytes(__import__('cloudpickle').dumps({'stop': True}))
-                except Exception: pass
-                try: self.proc.wait(timeout=5)
-                except subprocess.TimeoutExpired: pass
-            self._kill(); self._cleanup(); self.proc = None
 
     def __enter__(self): return self.start()
     def __exit__(self, *exc): self.close()
@@ -534,7 +459,204 @@ class Worker:
         except Exception: pass
 
 # %% ../nbs/05_sandbox.ipynb #8c041cee
-def _run(self: Worker, fn, kwargs: dict | None = None, first_limit: float | None = None) -> JobOutcome:
+@patch
+def _spawn(self: Worker):
+    "Start a process now; its hello is read later by `_ready`."
+    self.base = Path(tempfile.mkdtemp(prefix='cudarl-sandbox-'))
+    self.scratch = self.base/'scratch'; self.scratch.mkdir()
+    self.log_path = self.base/'worker.log'
+    p2w_r, p2w_w = os.pipe(); w2p_r, w2p_w = os.pipe()
+    # the self-test decides which confinement works here; once passed, restarts skip it
+    cfg = dict(fd_in=p2w_r, fd_out=w2p_w, device=self.device, trusted=self.trusted, scratch=str(self.scratch),
+               limits=self.limits.to_dict(), preload=list(self.preload),
+               selftest=None if self.selftest_passed else self.selftest)
+    log = open(self.log_path, 'ab')
+    try:
+        self.proc = subprocess.Popen([sys.executable, '-m', 'cudarl_wb.sandbox', json.dumps(cfg)],
+                                     cwd=self.scratch, env=worker_env(self.device, self.scratch, self.trusted),
+                                     stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                     pass_fds=(p2w_r, w2p_w), start_new_session=True)
+    finally:
+        log.close(); os.close(p2w_r); os.close(w2p_w)
+    self._to, self._from = Connection(p2w_w, readable=False), Connection(w2p_r, writable=False)
+    self.hello, self.jobs_done, self._t_spawn = None, 0, time.perf_counter()
+    self.starts += 1
+
+# %% ../nbs/05_sandbox.ipynb #64638892
+@patch
+def _read_log(self: Worker) -> str:
+    try:
+        with open(self.log_path, 'rb') as f:
+            f.seek(0, 2); size = f.tell(); f.seek(max(0, size - 4 * self.limits.log_chars))
+            return safe_text(f.read())[-self.limits.log_chars:]
+    except OSError: return ''
+
+# %% ../nbs/05_sandbox.ipynb #7590bc67
+@patch
+def _await_hello(self: Worker) -> tuple[dict | None, str]:
+    "The first message that is not a self-test phase, or None and why there is none."
+    deadline = self._t_spawn + self.limits.start_timeout
+    while True:
+        left = deadline - time.perf_counter()
+        if left <= 0: return None, f'did not start within {self.limits.start_timeout:.0f} s'
+        if self._from.poll(min(left, 0.1)):
+            try: msg = json.loads(self._from.recv_bytes(1 << 20))
+            except (EOFError, OSError, ValueError): return None, 'exited during start-up'
+            if msg.get('type') != 'phase': return msg, ''
+            deadline = max(deadline, time.perf_counter() + float(msg.get('limit') or 0))
+        elif self.proc.poll() is not None: return None, 'exited during start-up'
+
+# %% ../nbs/05_sandbox.ipynb #6a05f3be
+@patch
+def _weaker(self: Worker, sig: str, msg):
+    "The next weaker confinement to try after a failed start, or None. The stage that failed picks the suspect."
+    L = self.limits
+    if not L.fallback or self.trusted: return None
+    def drop(name, **kw): return name, SandboxLimits.from_dict({**L.to_dict(), **kw})
+    seccomp_steps = [drop('seccomp strict', seccomp='basic')] if L.seccomp == 'strict' else \
+                    [drop('seccomp', seccomp='off')] if L.seccomp == 'basic' else []
+    early_steps = ([drop('landlock', landlock=False)] if L.landlock else []) + \
+                  ([drop('network namespace', network_namespace=False)] if L.network_namespace else [])
+    stage = (msg or {}).get('stage')
+    order = early_steps + seccomp_steps if stage == 'init' or (sig not in ('SIGSYS', '') and stage is None) \
+            else seccomp_steps + early_steps
+    return order[0] if order else None
+
+# %% ../nbs/05_sandbox.ipynb #cfcd0de1
+@patch
+def _ready(self: Worker) -> dict:
+    "Wait for the spawned process's hello; on a failed start, retry with a weaker layer if allowed."
+    while True:
+        msg, why = self._await_hello()
+        if msg is not None and msg.get('type') == 'hello':
+            self.hello, self.selftest_passed = msg, True
+            return msg
+        if msg is not None: why = f"failed in {msg.get('stage')}: {msg.get('error')}"
+        self._kill()
+        sig = _signal_name(self.proc.returncode)
+        why += f' ({sig})' if sig else ''
+        weaker = self._weaker(sig, msg)
+        if weaker is None:
+            raise SandboxError(f'sandbox worker on {self.device} {why}\n{self._read_log()[-3000:]}')
+        self.notes.append(f'{weaker[0]} dropped: the worker {why}')
+        self.limits = weaker[1]
+        self._cleanup(); self._spawn()
+
+# %% ../nbs/05_sandbox.ipynb #5b7cef75
+@patch
+def start(self: Worker, wait: bool = True):
+    "Start the worker if it is not running; with `wait`, block until it is ready."
+    with self._lock:
+        if self.proc is None or self.proc.poll() is not None: self._cleanup(); self._spawn()
+        if wait and self.hello is None: self._ready()
+    return self
+
+# %% ../nbs/05_sandbox.ipynb #fd28f332
+@patch
+def _kill(self: Worker):
+    if self.proc is None: return
+    try: os.killpg(self.proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError): pass
+    try: self.proc.wait(timeout=60)     # a context with a hung kernel takes a moment to tear down
+    except subprocess.TimeoutExpired: pass
+
+# %% ../nbs/05_sandbox.ipynb #371f58d7
+@patch
+def _cleanup(self: Worker):
+    for c in ('_to', '_from'):
+        try: getattr(self, c).close()
+        except Exception: pass
+    if getattr(self, 'base', None): shutil.rmtree(self.base, ignore_errors=True)
+
+# %% ../nbs/05_sandbox.ipynb #ce3f5d0d
+@patch
+def close(self: Worker):
+    "Stop the worker and remove its folder."
+    with self._lock:
+        if self.alive:
+            try: self._to.send_bytes(__import__('cloudpickle').dumps({'stop': True}))
+            except Exception: pass
+            try: self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired: pass
+        self._kill(); self._cleanup(); self.proc = None
+
+# %% ../nbs/05_sandbox.ipynb #9a6270b1
+@dataclass
+class _Watch:
+    "The parent's view of one running job."
+    job_id: str
+    nonce: str
+    t0: float
+    hard: float                    # the job's end, whatever it announces
+    deadline: float                # the end of the step announced last
+    limit_s: float
+    base_rss: int
+    phase: str = 'start'
+    peak_rss: int = 0
+    last_rss_check: float = 0.0
+
+# %% ../nbs/05_sandbox.ipynb #0c1d1b4a
+@patch
+def _finish(self: Worker, w: _Watch, status: str, message: str = '', value=None, fatal: bool = False, **kw) -> JobOutcome:
+    if fatal: self._kill()
+    out = JobOutcome(status, value, message, w.phase, self._read_log(), time.perf_counter() - w.t0,
+                     self.proc.returncode if fatal else None, _signal_name(self.proc.returncode) if fatal else '',
+                     fatal, self.proc.pid, extra=dict(peak_rss=w.peak_rss, **kw))
+    self.jobs_done += 1
+    if fatal: self._cleanup(); self._spawn()     # the next worker starts while the caller goes on
+    return out
+
+# %% ../nbs/05_sandbox.ipynb #2ac75a39
+@patch
+def _died(self: Worker, w: _Watch) -> JobOutcome:
+    rc = self.proc.poll()
+    sig = _signal_name(rc)
+    if sig == 'SIGXFSZ': text = f'stopped by the sandbox: printed more than {self.limits.output_bytes / 2**20:.0f} MiB'
+    elif sig: text = _SIGNAL_TEXT.get(sig, f'killed by {sig}')
+    else: text = f'the worker exited with status {rc} in the middle of the job'
+    return self._finish(w, 'crashed', f'crashed during {w.phase!r}: {text}', fatal=True)
+
+# %% ../nbs/05_sandbox.ipynb #b97979a3
+@patch
+def _on_message(self: Worker, w: _Watch, data: bytes) -> JobOutcome | None:
+    "Handle one message; the outcome when it ends the job."
+    try:
+        msg = json.loads(data)
+        assert isinstance(msg, dict) and msg.get('id') == w.job_id and msg.get('nonce') == w.nonce
+    except Exception:
+        return self._finish(w, 'crashed', 'stopped by the sandbox: the worker broke the message protocol '
+                            '(a candidate wrote to the worker\'s pipe)', fatal=True)
+    if msg.get('type') == 'phase':
+        w.phase, w.limit_s = str(msg.get('label', ''))[:200], float(msg.get('limit', self.limits.call_timeout))
+        w.deadline = time.perf_counter() + w.limit_s
+    elif msg.get('type') == 'result':
+        fatal = bool(msg.get('fatal'))
+        if msg.get('status') == 'ok':
+            if fatal:       # the job said the process is unusable (sticky CUDA error): replace it
+                try: self.proc.wait(timeout=30)
+                except subprocess.TimeoutExpired: pass
+            return self._finish(w, 'ok', '', msg.get('value'), fatal=fatal)
+        return self._finish(w, 'error', str(msg.get('error', ''))[:2000], fatal=fatal, trace=msg.get('trace', ''),
+                            error_phase=msg.get('phase', ''))
+    return None
+
+# %% ../nbs/05_sandbox.ipynb #d172768f
+@patch
+def _check_process(self: Worker, w: _Watch, now: float) -> JobOutcome | None:
+    "The outcome when the worker died or grew too large while the parent waited."
+    if self.proc.poll() is not None: return self._died(w)
+    if now - w.last_rss_check > 0.05:
+        rss, w.last_rss_check = _rss_bytes(self.proc.pid), now
+        w.peak_rss = max(w.peak_rss, rss)
+        if rss - w.base_rss > self.limits.host_memory:
+            return self._finish(w, 'crashed', f'stopped by the sandbox: used {rss / 2**30:.1f} GiB of host memory, '
+                                f'more than {self.limits.host_memory / 2**30:.1f} GiB above its start', fatal=True,
+                                reason='host-memory')
+    return None
+
+# %% ../nbs/05_sandbox.ipynb #3000e70e
+@patch
+def run(self: Worker, fn, kwargs: dict | None = None, first_limit: float | None = None) -> JobOutcome:
     "Run `fn(ctx, **kwargs)` in the worker; never raises for anything the job does."
     import cloudpickle
     with self._lock:
@@ -545,86 +667,71 @@ def _run(self: Worker, fn, kwargs: dict | None = None, first_limit: float | None
         except OSError: pass
         payload = cloudpickle.dumps({'id': job_id, 'nonce': nonce, 'fn': fn, 'kwargs': kwargs or {}})
         t0 = time.perf_counter()
-        hard = t0 + self.limits.job_timeout
-        deadline = t0 + (first_limit or max(self.limits.call_timeout, 30.0))
-        phase, limit_s = 'start', deadline - t0
-        base_rss = (self.hello or {}).get('rss') or _rss_bytes(self.proc.pid)
-        peak_rss, last_rss_check = 0, 0.0
-        def finish(status, message='', value=None, fatal=False, **kw):
-            if fatal: self._kill()
-            out = JobOutcome(status, value, message, phase, self._read_log(), time.perf_counter() - t0,
-                             self.proc.returncode if fatal else None, _signal_name(self.proc.returncode) if fatal else '',
-                             fatal, self.proc.pid, extra=dict(peak_rss=peak_rss, **kw))
-            self.jobs_done += 1
-            if fatal: self._cleanup(); self._spawn()     # the next worker starts while the caller goes on
-            return out
+        first = first_limit or max(self.limits.call_timeout, 30.0)
+        w = _Watch(job_id, nonce, t0, t0 + self.limits.job_timeout, t0 + first, first,
+                   (self.hello or {}).get('rss') or _rss_bytes(self.proc.pid))
         try: self._to.send_bytes(payload)
-        except OSError as e: return finish('crashed', f'the worker was gone before the job started: {e}', fatal=True)
+        except OSError as e: return self._finish(w, 'crashed', f'the worker was gone before the job started: {e}', fatal=True)
         while True:
             now = time.perf_counter()
-            if now >= min(deadline, hard):
-                what = f'{phase!r} did not finish within {limit_s:.3g} s' if now < hard else f'the job ran past {self.limits.job_timeout:.0f} s'
-                return finish('timed-out', f'timed out: {what}', fatal=True)
-            try: ready = self._from.poll(min(0.05, max(0.0, min(deadline, hard) - now)))
+            if now >= min(w.deadline, w.hard):
+                what = f'{w.phase!r} did not finish within {w.limit_s:.3g} s' if now < w.hard else f'the job ran past {self.limits.job_timeout:.0f} s'
+                return self._finish(w, 'timed-out', f'timed out: {what}', fatal=True)
+            try: ready = self._from.poll(min(0.05, max(0.0, min(w.deadline, w.hard) - now)))
             except OSError: ready = True
-            if ready:
+            if not ready: out = self._check_process(w, now)
+            else:
                 try: data = self._from.recv_bytes(1 << 24)
                 except (EOFError, OSError):
                     try: self.proc.wait(timeout=10)
                     except subprocess.TimeoutExpired: pass
-                    return self._died(finish, phase)
-                try:
-                    msg = json.loads(data)
-                    assert isinstance(msg, dict) and msg.get('id') == job_id and msg.get('nonce') == nonce
-                except Exception:
-                    return finish('crashed', 'stopped by the sandbox: the worker broke the message protocol '
-                                  '(a candidate wrote to the worker\'s pipe)', fatal=True)
-                if msg.get('type') == 'phase':
-                    phase, limit_s = str(msg.get('label', ''))[:200], float(msg.get('limit', self.limits.call_timeout))
-                    deadline = time.perf_counter() + limit_s
-                elif msg.get('type') == 'result':
-                    fatal = bool(msg.get('fatal'))
-                    if msg.get('status') == 'ok':
-                        if fatal:       # the job said the process is unusable (sticky CUDA error): replace it
-                            try: self.proc.wait(timeout=30)
-                            except subprocess.TimeoutExpired: pass
-                        return finish('ok', '', msg.get('value'), fatal=fatal)
-                    return finish('error', str(msg.get('error', ''))[:2000], fatal=fatal, trace=msg.get('trace', ''),
-                                  error_phase=msg.get('phase', ''))
-            else:
-                if self.proc.poll() is not None: return self._died(finish, phase)
-                if now - last_rss_check > 0.05:
-                    rss, last_rss_check = _rss_bytes(self.proc.pid), now
-                    peak_rss = max(peak_rss, rss)
-                    if rss - base_rss > self.limits.host_memory:
-                        return finish('crashed', f'stopped by the sandbox: used {rss / 2**30:.1f} GiB of host memory, '
-                                      f'more than {self.limits.host_memory / 2**30:.1f} GiB above its start', fatal=True,
-                                      reason='host-memory')
+                    return self._died(w)
+                out = self._on_message(w, data)
+            if out is not None: return out
 
-def _died(self: Worker, finish, phase) -> JobOutcome:
-    rc = self.proc.poll()
-    sig = _signal_name(rc)
-    if sig == 'SIGXFSZ': text = f'stopped by the sandbox: printed more than {self.limits.output_bytes / 2**20:.0f} MiB'
-    elif sig: text = _SIGNAL_TEXT.get(sig, f'killed by {sig}')
-    else: text = f'the worker exited with status {rc} in the middle of the job'
-    return finish('crashed', f'crashed during {phase!r}: {text}', fatal=True)
+# %% ../nbs/05_sandbox.ipynb #d400a5f3
+def file_sha256(path) -> str:
+    "The sha256 of a file's bytes, hex."
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for chunk in iter(lambda: f.read(1 << 20), b''): h.update(chunk)
+    return h.hexdigest()
 
-Worker.run, Worker._died = _run, _died
+# %% ../nbs/05_sandbox.ipynb #e7db4cea
+_BUILT: dict[str, str] = {}      # resolved library path -> sha256 of the bytes this process built there
 
-# %% ../nbs/05_sandbox.ipynb #64638892
+def record_build(path) -> str:
+    "Remember `path` as a library this process built; returns its sha256."
+    sha = file_sha256(path)
+    _BUILT[str(Path(path).resolve())] = sha
+    return sha
+
+# %% ../nbs/05_sandbox.ipynb #df015338
+def built_here(path) -> str | None:
+    "The sha256 of `path` if this process built it and its bytes are unchanged, else None."
+    try: p = Path(path).resolve()
+    except (OSError, RuntimeError): return None
+    want = _BUILT.get(str(p))
+    if want is None or not p.is_file(): return None
+    try: return want if file_sha256(p) == want else None
+    except OSError: return None
+
+# %% ../nbs/05_sandbox.ipynb #df9b1ba0
 def build_host_library(source: str, name: str = 'lib', compiler: str = 'cc', flags: tuple = ('-O1',)) -> Path:
     "Compile C `source` with the host compiler into a shared library (content-addressed, cached)."
     key = content_hash(source, compiler, *flags)
     out = cache_dir('hostlibs')/key/f'{name}.so'
-    if out.exists(): return out
+    if out.exists(): record_build(out); return out
     out.parent.mkdir(parents=True, exist_ok=True)
     src = out.with_suffix('.c'); src.write_text(source)
     tmp = out.with_name(f'.{name}.{os.getpid()}.so')
     r = run_capped([compiler, '-shared', '-fPIC', *flags, '-o', str(tmp), str(src), '-ldl'], timeout=120)
     if r.returncode != 0 or not tmp.exists(): raise RuntimeError(f'{compiler} failed:\n{r.stderr[-3000:]}')
     os.replace(tmp, out)
+    record_build(out)
     return out
 
+# %% ../nbs/05_sandbox.ipynb #301cf13f
 def call_symbol(ctx: WorkerContext, lib: str, symbol: str = 'launch', args: list = (), timeout: float | None = None) -> dict:
     "Job: load `lib` and call `symbol(*args)` (ints, floats, strings), returning what it returned."
     ctx.phase(f'load {Path(lib).name}', ctx.limits.call_timeout)   # a library's constructors run here
@@ -636,8 +743,8 @@ def call_symbol(ctx: WorkerContext, lib: str, symbol: str = 'launch', args: list
     ctx.phase(f'call {symbol}', timeout or ctx.limits.call_timeout)
     return {'returned': int(fn(*cargs))}
 
-# %% ../nbs/05_sandbox.ipynb #7590bc67
-STANDINS_C = r"""
+# %% ../nbs/05_sandbox.ipynb #b56eadd8
+_STANDINS_CRASH = r"""
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -672,7 +779,10 @@ long dlsym_fork(void) {               /* the name never appears whole in the sou
     return f ? f() : -1;
 }
 long exec_shell(void) { execl("/bin/sh", "sh", "-c", "echo pwned", (char *)0); return -errno; }
-long write_file(const char *path) {
+"""
+
+# %% ../nbs/05_sandbox.ipynb #849bdfc3
+STANDINS_C = _STANDINS_CRASH + r"""long write_file(const char *path) {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) return -errno;
     write(fd, "pwned\n", 6); close(fd); return 0;
@@ -702,7 +812,7 @@ def standin_library() -> Path:
     "The stand-in candidates, built with the host compiler."
     return build_host_library(STANDINS_C, 'standins')
 
-# %% ../nbs/05_sandbox.ipynb #fb438368
+# %% ../nbs/05_sandbox.ipynb #392b6644
 def probe_confinement(device: str = 'cpu', limits: SandboxLimits | None = None) -> dict:
     "Start a throw-away worker with every layer asked for; return which took effect on this machine."
     limits = limits or SandboxLimits(fallback=True)
@@ -713,6 +823,7 @@ def probe_confinement(device: str = 'cpu', limits: SandboxLimits | None = None) 
                 'landlock_abi': landlock_abi()}
     finally: w.close()
 
+# %% ../nbs/05_sandbox.ipynb #fb438368
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == '--probe':
