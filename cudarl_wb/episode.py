@@ -6,7 +6,7 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/episode.html.md"""
 
 # %% ../nbs/11_episode.ipynb #cd542f20
 from __future__ import annotations
-import argparse, difflib, html, json, math, os, sys, time, warnings
+import argparse, base64, difflib, html, json, math, os, sys, time, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from .core import *
@@ -330,7 +330,9 @@ def show_episode(episode: Episode, banner: bool = True, label: str | None = None
     "A widget with one episode: its timeline, diffs, feedback, and the reward bars of every turn."
     import ipywidgets as W
     parts = [W.HTML(episode_html(episode, banner=banner, label=label))]
-    if episode.turns: parts.append(W.Image(value=_reward_png(episode), format='png', layout=W.Layout(max_width='560px')))
+    if episode.turns:   # the PNG inline: a saved page shows it without binary widget buffers
+        png = base64.b64encode(_reward_png(episode)).decode()
+        parts.append(W.HTML(f'<img style="max-width:560px" src="data:image/png;base64,{png}">'))
     return TextWidget(W.VBox(parts), lambda: episode_text(episode, banner=banner, label=label))
 
 # %% ../nbs/11_episode.ipynb #b2492b68

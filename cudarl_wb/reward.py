@@ -6,7 +6,7 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/reward.html.md"""
 
 # %% ../nbs/07_reward.ipynb #e2472be4
 from __future__ import annotations
-import argparse, dataclasses, html, json, math, re, sys
+import argparse, base64, dataclasses, html, json, math, re, sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from .core import *
@@ -725,13 +725,14 @@ def reward_widget(rewards: list) -> TextWidget:
     import ipywidgets as W
     rs = list(rewards)
     table, detail = W.HTML(), W.HTML()
-    bars = W.Image(format='png', layout=W.Layout(max_width='640px'))
+    bars = W.HTML()                   # the PNG inline: a saved page shows it without binary widget buffers
     pick = W.IntSlider(0, 0, max(0, len(rs) - 1), description='candidate')
     def show(_=None):
         table.value = group_table_html(rs, pick.value)
         if not rs: return
         detail.value = f'<div style="font-size:12px"><b>candidate {pick.value}</b>: {html.escape(str(_as_reward(rs[pick.value])))}</div>'
-        bars.value = _figure_png(reward_bars(rs[pick.value]))
+        png = base64.b64encode(_figure_png(reward_bars(rs[pick.value]))).decode()
+        bars.value = f'<img style="max-width:640px" src="data:image/png;base64,{png}">'
     pick.observe(show, 'value'); show()
     return TextWidget(W.VBox([table, pick, W.VBox([detail, bars])]), lambda: group_text(rs, pick.value))
 

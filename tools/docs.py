@@ -42,12 +42,31 @@ def stage() -> Path:
     return dst
 
 
+def _test_one(nb: Path, proj: Path, env: dict, flags: str) -> tuple[Path, int, float, str]:
+    import time
+    t0 = time.time()
+    cmd = ['nbdev-test', '--save', str(nb.relative_to(proj))] + (['--flags', flags] if flags else [])
+    r = subprocess.run(cmd, cwd=proj, env=env, capture_output=True, text=True)
+    return nb, r.returncode, time.time() - t0, r.stdout + r.stderr
+
+
 def execute(n_workers: int = 2, flags: str = '', only: str = '') -> Path:
-    "nbdev-test with --save on the copy; widget state is saved beside each notebook (see core)."
+    """nbdev-test --save on the copy, one process per notebook (so that the project's notebook hooks,
+    registered when `cudarl_wb.core` is first imported, are in every notebook's shell); widget state is
+    saved beside each notebook (see core)."""
+    from concurrent.futures import ThreadPoolExecutor
+    from nbdev.doclinks import nbglob
     proj = stage()
     env = {**os.environ, 'CUDARL_WIDGET_STATE': '1', 'PYTHONPATH': f"{proj}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-    cmd = ['nbdev-test', '--save', '--n-workers', str(n_workers), '--timing'] + (['--flags', flags] if flags else []) + (['--file-re', only] if only else [])
-    sh(cmd, cwd=proj, env=env)
+    nbs = [Path(p) for p in nbglob(proj/'nbs', file_re=only or None) if Path(p).suffix == '.ipynb']
+    print(f'$ nbdev-test --save, {len(nbs)} notebooks, {n_workers} at a time', flush=True)
+    failed = []
+    with ThreadPoolExecutor(max(1, n_workers)) as ex:
+        for nb, rc, secs, out in ex.map(lambda nb: _test_one(nb, proj, env, flags), sorted(nbs)):
+            print(f'{nb.name}: {secs:.0f} secs' + ('' if rc == 0 else ' FAILED'), flush=True)
+            if rc: failed.append(nb.name); print(out[-6000:], flush=True)
+    if failed: raise SystemExit('nbdev Tests Failed On The Following Notebooks:\n\t' + '\n\t'.join(failed))
+    print('Success.')
     return proj
 
 
@@ -186,6 +205,7 @@ html_theme = "furo"
 html_title = "cudarl-wb"
 html_static_path = ["_static"]
 html_css_files = ["site.css"]
+html_js_files = [("mathjax-hub.js", {{"priority": 100}})]
 mathjax_path = {mathjax!r}
 nb_execution_mode = "off"
 nb_ipywidgets_js = {{{widgets!r}: {{}}}}
@@ -196,6 +216,23 @@ suppress_warnings = ["myst.header", "myst.xref_missing", "misc.highlighting_fail
 exclude_patterns = ["_build"]
 html_theme_options = {{"navigation_with_keys": True}}
 '''
+
+# The widget manager typesets through MathJax 2's `MathJax.Hub.Queue`; Sphinx loads MathJax 3, which has no
+# `Hub`. This gives whatever MathJax object the page ends up with a `Hub.Queue` that calls MathJax 3's typeset.
+MATHJAX_HUB = """(function () {
+  var mj = window.MathJax;
+  function shim(v) {
+    if (v && typeof v === 'object' && !v.Hub) v.Hub = {Queue: function (job) {
+      var el = job && job[2];
+      if (el && window.MathJax && window.MathJax.typesetPromise) window.MathJax.typesetPromise([el]).catch(function () {});
+    }};
+    return v;
+  }
+  Object.defineProperty(window, 'MathJax', {configurable: true, get: function () { return mj; },
+                                            set: function (v) { mj = shim(v); }});
+  if (mj) mj = shim(mj);
+})();
+"""
 
 FAVICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#76b900"/></svg>'
 
@@ -224,6 +261,7 @@ def build(executed: bool | None = None, only: str = '') -> Path:
     assets = npm_assets(src/'_static')
     (src/'conf.py').write_text(CONF.format(**assets)); (src/'_static/site.css').write_text(CSS)
     (src/'_static/favicon.svg').write_text(FAVICON)
+    (src/'_static/mathjax-hub.js').write_text(MATHJAX_HUB)
     order = sorted(p for p in (proj/'nbs').glob('*.ipynb') if re.search(only, p.name))
     names, lines = [], source_lines(proj/'cudarl_wb')
     from nbdev.config import get_config
