@@ -1,6 +1,6 @@
 """The SFT warm start end to end on the real tiny model: a short run lowers the loss and writes the seeds' layout,
 a killed run resumes from its checkpoint, and the CLI works as a subprocess. (The full run that measures the
-compile-rate target is `bench/sft_tiny.py`, not a test.)"""
+compile-rate target is `runs/sft_tiny.py`, not a test.)"""
 import json, os, signal, subprocess, sys, time
 from pathlib import Path
 import pytest
