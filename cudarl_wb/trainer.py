@@ -192,6 +192,7 @@ def _references(self: GRPOTrainer, resuming: bool) -> dict:
     "The KL anchor of each agent: a context manager (LoRA) or a frozen model (whole models)."
     if self.cfg.beta <= 0: return {}
     if self.models.mode == 'lora': return {a: None for a in self.models.agents}    # models.reference() per call
+    from cudarl_wb.models import AgentModels
     ref_dir = self.out/'reference'
     if not (resuming and (ref_dir/'agents.json').exists()): save_agents(self.models, ref_dir, self.cfg.to_dict())
     ref = AgentModels.load(ref_dir, device=self.device, trainable=False)
@@ -385,6 +386,7 @@ def _plan_target(cfg: GRPOConfig) -> str:
 def _trains_lora(cfg: GRPOConfig) -> bool:
     "Whether the run trains LoRA adapters (a real checkpoint) or full copies (our presets, and agents folders of them)."
     if cfg.generator_checkpoint is None: return False
+    from cudarl_wb.models import read_manifest
     try: return read_manifest(cfg.generator_checkpoint).get('mode') != 'full'
     except (OSError, ValueError): return True    # a Hub name or a plain model folder: LoRA on it
 
