@@ -1,4 +1,4 @@
-"""The built-in multi-turn GRPO trainer: groups, advantages, the clipped loss, KL, checkpoints, metrics.
+"""One GRPO step, written out: groups, advantages, the clipped loss, KL, and the step learning on the tiny model.
 
 Docs: https://cudarl-wb.github.io/cudarl-wb/grpo.html.md"""
 
@@ -6,14 +6,15 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/grpo.html.md"""
 
 # %% ../nbs/13_grpo.ipynb #706eaf1c
 from __future__ import annotations
-import math
+import collections, contextlib, math, random
+from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
+from .core import *
 
 # %% auto #0
-__all__ = ['group_advantages', 'token_logprobs', 'kl_k3', 'clipped_surrogate', 'aggregate_loss', 'grpo_loss', 'GRPOConfig',
-           'heldout_compositions', 'Sample', 'samples_of', 'pad_samples', 'update_agent', 'episode_metrics',
-           'save_agents', 'master_dtype', 'GRPOTrainer', 'eval_score', 'plot_training', 'train_args', 'train_command']
+__all__ = ['group_advantages', 'token_logprobs', 'clipped_surrogate', 'kl_k3', 'aggregate_loss', 'grpo_loss', 'Sample',
+           'samples_of', 'pad_samples', 'StepConfig', 'grpo_step', 'frozen_logprobs', 'micro_batches', 'padded']
 
 # %% ../nbs/13_grpo.ipynb #807b2017
 def group_advantages(rewards: torch.Tensor, group_ids: torch.Tensor, scale: str = 'group',
@@ -47,11 +48,6 @@ def token_logprobs(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,
     return logp * m, entropy * m
 
 # %% ../nbs/13_grpo.ipynb #00ca5b71
-def kl_k3(logp: torch.Tensor, ref_logp: torch.Tensor) -> torch.Tensor:
-    "Per-token k3 estimate of KL(policy ‖ reference) from log-probs of the sampled tokens."
-    d = (ref_logp - logp).clamp(-20, 20)
-    return d.exp() - d - 1
-
 def clipped_surrogate(logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tensor,
                       epsilon: float = 0.2, epsilon_high: float | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     "Per-token PPO loss (to minimise) and a mask of tokens where the clip was active."
@@ -60,6 +56,12 @@ def clipped_surrogate(logp: torch.Tensor, old_logp: torch.Tensor, advantages: to
     hi = 1 + (epsilon if epsilon_high is None else epsilon_high)
     unclipped, clipped = ratio * adv, ratio.clamp(1 - epsilon, hi) * adv
     return -torch.minimum(unclipped, clipped), (clipped < unclipped)
+
+# %% ../nbs/13_grpo.ipynb #bc3ea50a
+def kl_k3(logp: torch.Tensor, ref_logp: torch.Tensor) -> torch.Tensor:
+    "Per-token k3 estimate of KL(policy ‖ reference) from log-probs of the sampled tokens."
+    d = (ref_logp - logp).clamp(-20, 20)
+    return d.exp() - d - 1
 
 # %% ../nbs/13_grpo.ipynb #d98edea7
 def aggregate_loss(loss: torch.Tensor, mask: torch.Tensor, mode: str = 'token', max_len: int | None = None) -> torch.Tensor:
@@ -82,68 +84,6 @@ def grpo_loss(logp, old_logp, ref_logp, advantages, mask, epsilon=0.2, epsilon_h
     return loss, stats
 
 # %% ../nbs/13_grpo.ipynb #ea1b24ed
-import argparse, collections, contextlib, copy, json, os, random, shutil, statistics, sys, time
-from dataclasses import dataclass, field
-from pathlib import Path
-from fastcore.basics import patch
-from .core import *
-from .tasks import get_task, procedural_tasks, TASKS
-from .curriculum import Curriculum, tiers_from_tasks
-from .agents import Generator, Optimizer, Sampling, Tester
-from .episode import run_episodes, save_transcripts, load_transcripts, load_agent_models
-
-# %% ../nbs/13_grpo.ipynb #3c8acc4a
-@dataclass
-class GRPOConfig(Record):
-    "Everything a GRPO run needs, saved with every checkpoint."
-    preset: str = 'tiny'                      # our offline model, when no checkpoint is given
-    generator_checkpoint: str | None = None   # a Hub name, a model folder, or an SFT/RL agents folder
-    optimizer_checkpoint: str | None = None   # only to take the Optimizer from elsewhere
-    output_dir: str = 'rl_checkpoints'
-    num_episodes: int = 48
-    batch_size: int = 2                       # tasks per step
-    group_size: int = 8                       # episodes per task: the G of GRPO
-    max_turns: int = 2
-    learning_rate: float | None = None
-    lora_rank: int = 0                        # train a LoRA adapter of this rank on each agent's whole copy (0: all weights)
-    epsilon: float = 0.2
-    epsilon_high: float | None = 0.28         # clip-higher (DAPO); None: symmetric
-    beta: float = 0.02                        # KL coefficient
-    scale: str = 'group'                      # advantage scaling: 'group' | 'batch' | 'none' (Dr. GRPO)
-    min_std: float = 0.0                      # floor of a group's std under scale='group' (0.05: timing noise stays small)
-    loss_mode: str = 'token'                  # 'token' | 'sequence' | 'dr_grpo'
-    epochs: int = 1
-    micro_batch: int = 8
-    max_grad_norm: float = 1.0
-    temperature: float = 0.8                  # of the group's samples; 1.0 mostly adds typos (see Measured)
-    max_new_tokens: int = 640                 # our longest reference answers are ~600 tokens: shorter cuts them off
-    threshold: float = 0.8                    # an episode stops once a turn's reward reaches it
-    reward_preset: str = 'ours'
-    procedural: int = 200                     # procedural training tasks mixed into the curriculum
-    suite: bool = True                        # also train on the built-in suite (False: procedural compositions only)
-    eval_tasks: int = 8                       # held-out procedural compositions, evaluated greedily
-    eval_every: int = 0                       # steps between evaluations (0: at the start and the end)
-    start_tier: int = 0                       # the curriculum's first tier (a warm-started agent can skip tier 0)
-    demote: bool = True                       # let the curriculum fall back a tier when sampled rates drop
-    sft_budget_s: float = 230.0               # warm start for a preset with no checkpoint (0: none)
-    time_budget_s: float | None = None        # stop after this many seconds of training (then evaluate and save)
-    seed: int = 0
-
-    @property
-    def steps(self) -> int: return max(1, math.ceil(self.num_episodes / (self.batch_size * self.group_size)))
-
-    def lr_for(self, mode: str) -> float:
-        "The learning rate for 'full' copies, a checkpoint's 'lora' adapters, or adapters on our copies ('adapted')."
-        if self.learning_rate is not None: return self.learning_rate
-        if mode == 'lora': return 2e-5
-        if mode == 'adapted': return 3e-4      # small on an H200: 1e-4 moved nothing, 2e-3 lost 30 points (Measured)
-        return 1e-5 if self.preset == 'small' else 1e-4
-
-def heldout_compositions(n: int, seed: int = 0) -> list:
-    "The `n` held-out procedural compositions a run with `seed` evaluates on (none is in any training pool)."
-    return procedural_tasks(n, seed=seed + 7919, split='heldout')
-
-# %% ../nbs/13_grpo.ipynb #bb541b84
 @dataclass
 class Sample:
     "One agent turn, ready for the loss."
@@ -153,6 +93,7 @@ class Sample:
     reward: float
     group: int
 
+# %% ../nbs/13_grpo.ipynb #3c8acc4a
 def samples_of(episodes) -> dict[str, list[Sample]]:
     "Each agent's turns as samples, grouped by task."
     out: dict[str, list[Sample]] = {}
@@ -164,6 +105,7 @@ def samples_of(episodes) -> dict[str, list[Sample]]:
             out.setdefault(t.agent, []).append(Sample(t.agent, list(g.prompt_ids), list(g.response_ids), float(r), ep.group))
     return out
 
+# %% ../nbs/13_grpo.ipynb #6789300f
 def pad_samples(samples: list[Sample], pad_id: int, device='cpu') -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     "Right-padded `input_ids`, `attention_mask` and `response_mask` (1 on the tokens the agent wrote)."
     width = max(len(s.prompt_ids) + len(s.response_ids) for s in samples)
@@ -176,6 +118,62 @@ def pad_samples(samples: list[Sample], pad_id: int, device='cpu') -> tuple[torch
     return ids.to(device), att.to(device), resp.to(device)
 
 # %% ../nbs/13_grpo.ipynb #fade4b6a
+@dataclass
+class StepConfig(Record):
+    "The settings of one GRPO step: advantages, the clipped loss with KL, and the update."
+    epsilon: float = option(0.2, 'clip range below 1 (and above, unless --epsilon-high)')
+    epsilon_high: float | None = option(0.28, 'clip range above 1: clip-higher (DAPO)')
+    beta: float = option(0.02, 'KL coefficient')
+    scale: str = option('group', "advantage scaling: 'none' is Dr. GRPO's", choices=['group', 'batch', 'none'])
+    min_std: float = option(0.0, "floor of a group's reward std under --scale group (0: none)")
+    loss_mode: str = option('token', 'how per-token losses are averaged', choices=['token', 'sequence', 'dr_grpo'])
+    epochs: int = option(1, 'passes over each batch')
+    micro_batch: int = option(8, 'turns per forward pass (gradients accumulate)')
+    max_grad_norm: float = option(1.0, 'gradient clip')
+    temperature: float = option(0.8, "the group's sampling temperature (1.0 mostly adds typos)")
+
+# %% ../nbs/13_grpo.ipynb #76bbc5f4
+def grpo_step(models, optimizers: dict, samples: list[Sample], hp: StepConfig, pad_id: int, device='cpu',
+              reference_of=lambda agent: None, autocast=contextlib.nullcontext) -> dict:
+    "One GRPO update of each agent in `optimizers` on its own turns in `samples`; metrics keyed `agent/name`."
+    metrics = {}
+    for agent, opt in optimizers.items():
+        mine = [s for s in samples if s.agent == agent]
+        if not mine: continue
+        rewards = torch.tensor([s.reward for s in mine])
+        adv, flat = group_advantages(rewards, torch.tensor([s.group for s in mine]), hp.scale, min_std=hp.min_std)
+        counts = dict(turns=len(mine), groups=len({s.group for s in mine}), flat_groups=len({s.group for s, f in zip(mine, flat.tolist()) if f}),
+                      reward_mean=float(rewards.mean()), reward_std=float(rewards.std(unbiased=False)))
+        keep = [i for i in range(len(mine)) if float(adv[i]) != 0.0]     # a flat group has no gradient: skip its passes
+        mine, adv, sums, grad_norm = [mine[i] for i in keep], adv[keep], collections.Counter(), 0.0
+        with models.use(agent) as model:
+            old, ref = frozen_logprobs(model, mine, hp, pad_id, device, reference_of(agent) if hp.beta > 0 else None, autocast)
+            n_tok = sum(len(s.response_ids) for s in mine)
+            model.train()
+            for epoch in range(hp.epochs if mine else 0):
+                opt.zero_grad(set_to_none=True)
+                for idx in micro_batches(len(mine), hp.micro_batch, shuffle=epoch > 0):
+                    ids, att, resp = pad_samples([mine[j] for j in idx], pad_id, device)
+                    with autocast(): logp, ent = token_logprobs(model, ids, att, resp, hp.temperature)
+                    mask, width = resp[:, 1:], ids.shape[1] - 1
+                    loss, st = grpo_loss(logp.float(), padded(old, idx, width, device), padded(ref, idx, width, device),
+                                         adv[idx].to(device), mask, hp.epsilon, hp.epsilon_high,
+                                         hp.beta if ref is not None else 0.0, hp.loss_mode)
+                    tok = int(mask.sum())
+                    weight = tok / n_tok if hp.loss_mode == 'token' else len(idx) / len(mine)
+                    (loss * weight).backward()
+                    sums.update(loss=float(loss.detach()) * weight / hp.epochs, kl=st['kl'] * tok, clip=st['clip_fraction'] * tok,
+                                entropy=float((ent.detach().float() * mask).sum()), tokens=tok)
+                grad_norm = float(torch.nn.utils.clip_grad_norm_([p for g in opt.param_groups for p in g['params']], hp.max_grad_norm))
+                opt.step()
+            model.eval()
+        t = max(sums['tokens'], 1)
+        metrics.update({f'{agent}/{k}': v for k, v in dict(
+            counts, trained_turns=len(mine), loss=float(sums['loss']), kl=sums['kl'] / t, clip_fraction=sums['clip'] / t,
+            entropy=sums['entropy'] / t if sums['tokens'] else float('nan'), grad_norm=grad_norm).items()})
+    return metrics
+
+# %% ../nbs/13_grpo.ipynb #dd1b8730
 def _batched_logprobs(model, samples, pad_id, device, micro_batch, temperature, autocast, grad=False):
     out = []
     for i in range(0, len(samples), micro_batch):
@@ -185,465 +183,24 @@ def _batched_logprobs(model, samples, pad_id, device, micro_batch, temperature, 
         out.extend(lp[j, :int(att[j].sum()) - 1].float().cpu() for j in range(len(lp)))
     return out
 
-def update_agent(model, optimizer, samples: list[Sample], advantages: torch.Tensor, cfg: GRPOConfig, pad_id: int,
-                 device='cpu', reference=None, autocast=contextlib.nullcontext) -> dict:
-    "Epochs of the GRPO loss over `samples` (one agent's turns) with `advantages`; returns the metrics."
-    keep = [i for i in range(len(samples)) if float(advantages[i]) != 0.0]
-    metrics = dict(turns=len(samples), trained_turns=len(keep))
-    if not keep: return {**metrics, 'loss': 0.0, 'kl': 0.0, 'clip_fraction': 0.0, 'entropy': float('nan'), 'grad_norm': 0.0}
-    samples, advantages = [samples[i] for i in keep], advantages[keep]
+def frozen_logprobs(model, samples, hp, pad_id, device='cpu', reference=None, autocast=contextlib.nullcontext):
+    "`(old, ref)`: each sample's token log-probs under `model` as it is and under `reference` (None without one), no gradients."
+    if not samples: return [], None
     model.eval()   # no dropout in the old/ref passes
-    old = _batched_logprobs(model, samples, pad_id, device, cfg.micro_batch, cfg.temperature, autocast)
-    if cfg.beta > 0:
-        if reference is None: ref = None
-        elif callable(getattr(reference, '__enter__', None)):            # LoRA: the base, adapters off
-            with reference as ref_model: ref = _batched_logprobs(ref_model, samples, pad_id, device, cfg.micro_batch, cfg.temperature, autocast)
-        else: ref = _batched_logprobs(reference, samples, pad_id, device, cfg.micro_batch, cfg.temperature, autocast)
-    else: ref = None
-    n_tok = sum(len(s.response_ids) for s in samples)
-    params = [p for g in optimizer.param_groups for p in g['params']]
-    model.train()
-    sums = dict(loss=0.0, kl=0.0, clip=0.0, entropy=0.0, tokens=0, grad_norm=0.0)
-    for epoch in range(cfg.epochs):
-        order = list(range(len(samples)))
-        if epoch: random.shuffle(order)
-        optimizer.zero_grad(set_to_none=True)
-        for i in range(0, len(order), cfg.micro_batch):
-            idx = order[i:i + cfg.micro_batch]
-            mb = [samples[j] for j in idx]
-            ids, att, resp = pad_samples(mb, pad_id, device)
-            width = ids.shape[1] - 1
-            def stack(rows): return torch.stack([F.pad(r, (0, width - len(r))) for r in rows]).to(device)
-            old_mb = stack([old[j] for j in idx])
-            ref_mb = stack([ref[j] for j in idx]) if ref is not None else None
-            with autocast():
-                logp, ent = token_logprobs(model, ids, att, resp, cfg.temperature)
-            logp = logp.float()
-            mask = resp[:, 1:]
-            loss, m = grpo_loss(logp, old_mb, ref_mb if ref_mb is not None else None, advantages[idx].to(device), mask,
-                                cfg.epsilon, cfg.epsilon_high, cfg.beta if ref_mb is not None else 0.0, cfg.loss_mode)
-            mb_tok = int(mask.sum())
-            weight = mb_tok / n_tok if cfg.loss_mode == 'token' else len(mb) / len(samples)
-            (loss * weight).backward()
-            sums['loss'] += float(loss.detach()) * weight / cfg.epochs
-            sums['kl'] += m['kl'] * mb_tok; sums['clip'] += m['clip_fraction'] * mb_tok
-            sums['entropy'] += float((ent.detach().float() * mask).sum()); sums['tokens'] += mb_tok
-        sums['grad_norm'] = float(torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm))
-        optimizer.step()
-    model.eval()
-    t = max(sums['tokens'], 1)
-    return {**metrics, 'loss': sums['loss'], 'kl': sums['kl'] / t, 'clip_fraction': sums['clip'] / t,
-            'entropy': sums['entropy'] / t, 'grad_norm': sums['grad_norm']}
-
-# %% ../nbs/13_grpo.ipynb #dd1b8730
-def episode_metrics(episodes) -> dict:
-    "Rates, speedups and timing of a batch of episodes."
-    turns = [t for ep in episodes for t in ep.turns]
-    best = [ep.best for ep in episodes if ep.turns]
-    sp = [t.report.bench.speedup_eager for t in best if t.report.verdict.correct and t.report.bench.speedup_eager]
-    gen_s = sum(t.seconds.get('generate', 0.0) for t in turns)
-    toks = sum(len(t.generation.response_ids) for t in turns)
-    n = max(len(turns), 1); nb = max(len(best), 1)
-    return dict(
-        episodes=len(episodes), turns=len(turns),
-        compile_rate=sum(t.report.verdict.compiled for t in turns) / n,
-        correct_rate=sum(t.report.verdict.correct for t in turns) / n,
-        final_compile_rate=sum(t.report.verdict.compiled for t in best) / nb,
-        final_correct_rate=sum(t.report.verdict.correct for t in best) / nb,
-        first_compile_rate=sum(ep.turns[0].report.verdict.compiled for ep in episodes if ep.turns) / nb,
-        fast_1=sum(s > 1 for s in sp) / nb,
-        mean_speedup=statistics.fmean(sp) if sp else None,
-        geomean_speedup=math.exp(statistics.fmean(math.log(s) for s in sp)) if sp else None,
-        reward_mean=statistics.fmean(t.report.reward.total for t in turns) if turns else 0.0,
-        tokens=toks, tokens_per_s=toks / gen_s if gen_s else None,
-        rollout_s=gen_s, evaluation_s=sum(t.seconds.get('test', 0.0) for t in turns))
+    lp = lambda m: _batched_logprobs(m, samples, pad_id, device, hp.micro_batch, hp.temperature, autocast)
+    if reference is None: return lp(model), None
+    if callable(getattr(reference, '__enter__', None)):          # LoRA: the base, adapters off
+        with reference as ref_model: return lp(model), lp(ref_model)
+    return lp(model), lp(reference)
 
 # %% ../nbs/13_grpo.ipynb #4af7f473
-def _rng_state() -> dict:
-    import numpy as np
-    return dict(python=random.getstate(), numpy=np.random.get_state(), torch=torch.get_rng_state(),
-                cuda=torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None)
+def micro_batches(n: int, size: int, shuffle: bool = False) -> list[list[int]]:
+    "The indices `0..n-1` in chunks of `size`, shuffled first when `shuffle`."
+    order = list(range(n))
+    if shuffle: random.shuffle(order)
+    return [order[i:i + size] for i in range(0, n, size)]
 
-def _set_rng_state(s: dict):
-    import numpy as np
-    random.setstate(s['python']); np.random.set_state(s['numpy']); torch.set_rng_state(s['torch'])
-    if s.get('cuda') is not None and torch.cuda.is_available(): torch.cuda.set_rng_state_all(s['cuda'])
-
-def _quiet_saves():
-    "Checkpoints are written every step: no progress bar per save (ours shows the run's progress)."
-    try:
-        from transformers.utils import logging as hf_logging
-        hf_logging.disable_progress_bar()
-        from huggingface_hub.utils import disable_progress_bars
-        disable_progress_bars()
-    except Exception: pass
-
-def save_agents(models, path, config: dict, extra: dict | None = None) -> Path:
-    "The agents in the seeds' layout (`generator/`, `optimizer/`, `config.json`), atomically."
-    path = Path(path)
-    with atomic_dir(path) as tmp:
-        models.save(tmp)
-        atomic_write_json(tmp/'config.json', config)
-        for name, obj in (extra or {}).items(): atomic_write_json(tmp/name, obj)
-    return path
-
-# %% ../nbs/13_grpo.ipynb #0879297e
-def master_dtype(device, whole: bool) -> torch.dtype | None:
-    "The dtype to load trainable weights in: fp32 for whole models and on a CPU; else None (as saved, or the device's default: a LoRA base)."
-    return torch.float32 if whole or torch.device(device).type == 'cpu' else None
-
-# %% ../nbs/13_grpo.ipynb #f9b55a9a
-class GRPOTrainer:
-    "Multi-turn GRPO for the Generator and the Optimizer; the Tester judges."
-    def __init__(self, cfg: GRPOConfig, models=None, tester: Tester | None = None, device=None, resume: bool = False, log=print):
-        self.cfg, self.log = cfg, log
-        self.out = Path(cfg.output_dir)
-        restore_dir(self.out/'last')       # a kill in the middle of a checkpoint's swap may have set it aside
-        if (self.out/'last').exists() and not resume:
-            raise FileExistsError(f'{self.out} holds a run already: pass resume=True (--resume) to continue it, '
-                                  'or choose another output folder')
-        self.device = torch.device(device) if device is not None else torch.device('cuda' if cuda_available() else 'cpu')
-        _quiet_saves()
-        if self.device.type == 'cuda':
-            torch.backends.cuda.matmul.allow_tf32 = True   # the policy only; kernels are judged elsewhere
-            # cuDNN's fused attention fails now and then on padded batches ("mha_graph.execute(...).is_good()",
-            # pytorch#190321): it killed a run of ours in step 11 on an H100. Flash and memory-efficient SDPA remain.
-            torch.backends.cuda.enable_cudnn_sdp(False)
-        seed_everything(cfg.seed)
-        self.state_path = self.out/'last'/'trainer_state.pt'
-        resuming = resume and models is None and self.state_path.exists()
-        self.models = models if models is not None else self._load_models(resuming)
-        if cfg.lora_rank and self.models.mode == 'full' and self.models.lora is None:
-            from cudarl_wb.models import LoraSettings   # fresh adapters (also on resume: `last/` holds them merged)
-            self.models.adapt_copies(LoraSettings(r=cfg.lora_rank, alpha=2 * cfg.lora_rank), seed=cfg.seed)
-        elif cfg.lora_rank and self.models.mode == 'lora':
-            log(f'lora_rank={cfg.lora_rank} is for whole models: these agents train their own LoRA adapters (r={self.models.lora.r})')
-        self.tok = self.models.tokenizer
-        self.pad_id = self.tok.pad_token_id if self.tok.pad_token_id is not None else 0
-        sampling = Sampling(temperature=cfg.temperature, max_new_tokens=cfg.max_new_tokens)
-        greedy = Sampling(greedy=True, max_new_tokens=cfg.max_new_tokens)
-        self.generator, self.optimizer_agent = Generator(self.models, sampling=sampling), Optimizer(self.models, sampling=sampling)
-        self.eval_agents = Generator(self.models, sampling=greedy), Optimizer(self.models, sampling=greedy)
-        self.tester = tester or Tester(reward_preset=cfg.reward_preset)
-        self.mode = self.tester.mode
-        self.references = self._references(resuming)
-        trains = 'full' if self.models.lora is None else ('adapted' if self.models.mode == 'full' else 'lora')
-        self.optimizers = {a: torch.optim.AdamW(self.models.parameters_of(a), lr=cfg.lr_for(trains), weight_decay=0.0)
-                           for a in self.models.agents}
-        pool = ([t for t in TASKS.values() if t.solution] if cfg.suite else []) + procedural_tasks(cfg.procedural, seed=cfg.seed, split='train')
-        self.curriculum = Curriculum(tiers_from_tasks(pool), window=max(16, cfg.batch_size * cfg.group_size * 2),
-                                     gpu=self.mode == 'full', seed=cfg.seed, demote=cfg.demote)
-        if cfg.start_tier and not resuming: self.curriculum.set_tier(cfg.start_tier, reason=f'start_tier={cfg.start_tier}')
-        self.eval_set = [t.name for t in heldout_compositions(cfg.eval_tasks, cfg.seed)]
-        self.step, self.history, self.evals, self.best_score = 0, [], [], -math.inf
-        if resuming: self._restore()
-
-    # -- where the agents come from --------------------------------------------------------------
-    def _load_models(self, resuming: bool):
-        cfg = self.cfg
-        if resuming: source = self.out/'last'/'agents'
-        elif cfg.generator_checkpoint: source = cfg.generator_checkpoint
-        elif cfg.sft_budget_s > 0:
-            from cudarl_wb.sft import run_sft
-            source = self.out/'sft'
-            if not (source/'agents.json').exists():
-                self.log(f'warm start: SFT of {cfg.preset} for up to {cfg.sft_budget_s:.0f} s → {source}')
-                # measured after only: before, a random preset writes no code (0%), and the minute saved goes to training
-                run_sft(preset=cfg.preset, out=str(source), time_budget_s=cfg.sft_budget_s, progress=True, evaluate='after')
-        else: source = cfg.preset
-        if str(source) in ('tiny', 'small'):
-            from cudarl_wb.models import AgentModels, build_model
-            base, tok = build_model(str(source), seed=cfg.seed, device=self.device)
-            models = AgentModels.create(base, tok, full_finetune=True, seed=cfg.seed)
-        else:
-            from cudarl_wb.models import AgentModels, read_manifest
-            p = Path(str(source))
-            if p.is_dir() and (p/'agents.json').exists():
-                whole = read_manifest(p).get('mode') == 'full'
-                models = AgentModels.load(p, device=self.device, dtype=master_dtype(self.device, whole), trainable=True)
-            else:
-                models = load_agent_models(str(source), device=self.device, dtype=master_dtype(self.device, whole=False))
-        if cfg.optimizer_checkpoint and cfg.optimizer_checkpoint != cfg.generator_checkpoint and not resuming:
-            _take_optimizer_from(models, Path(cfg.optimizer_checkpoint))
-        return models
-
-    def _references(self, resuming: bool) -> dict:
-        "The KL anchor of each agent: a context manager (LoRA) or a frozen model (whole models)."
-        if self.cfg.beta <= 0: return {}
-        if self.models.mode == 'lora': return {a: None for a in self.models.agents}    # models.reference() per call
-        from cudarl_wb.models import AgentModels
-        ref_dir = self.out/'reference'
-        if not (resuming and (ref_dir/'agents.json').exists()): save_agents(self.models, ref_dir, self.cfg.to_dict())
-        ref = AgentModels.load(ref_dir, device=self.device, trainable=False)
-        out = {}
-        for a in self.models.agents:
-            with ref.use(a) as m: out[a] = m.eval().requires_grad_(False)
-        return out
-
-    def _reference_for(self, agent):
-        if self.cfg.beta <= 0: return None
-        r = self.references.get(agent)
-        return self.models.reference() if r is None else r
-
-    def _autocast(self):
-        if self.device.type == 'cuda' and torch.cuda.is_bf16_supported():
-            return torch.autocast('cuda', dtype=torch.bfloat16)
-        return contextlib.nullcontext()
-
-# %% ../nbs/13_grpo.ipynb #9d494a19
-@patch
-def train_step(self: GRPOTrainer) -> dict:
-    "Sample tasks, play the episodes, update each agent on its own turns; return the step's metrics."
-    cfg, t0 = self.cfg, time.perf_counter()
-    tasks = self.curriculum.sample(cfg.batch_size)
-    self.tester.forget()   # time kernels afresh each step: the GPU's state drifts
-    episodes = run_episodes(tasks, self.generator, self.optimizer_agent, self.tester, group_size=cfg.group_size,
-                            max_turns=cfg.max_turns, threshold=cfg.threshold, progress=False,
-                            seed=cfg.seed * 1_000_003 + self.step)
-    t1 = time.perf_counter()
-    metrics = dict(step=self.step + 1, tier=self.curriculum.tier, mode=self.mode, tasks=tasks, **episode_metrics(episodes))
-    zero, groups = 0, 0
-    for agent, samples in samples_of(episodes).items():
-        if agent not in self.optimizers: continue
-        rewards = torch.tensor([s.reward for s in samples])
-        adv, flat = group_advantages(rewards, torch.tensor([s.group for s in samples]), cfg.scale, min_std=cfg.min_std)
-        n_groups = len({s.group for s in samples})
-        zero += len({s.group for s, f in zip(samples, flat.tolist()) if f}); groups += n_groups
-        with self.models.use(agent) as model:
-            m = update_agent(model, self.optimizers[agent], samples, adv, cfg, self.pad_id, self.device,
-                             self._reference_for(agent), self._autocast)
-        metrics.update({f'{agent}/{k}': v for k, v in m.items()})
-        metrics[f'{agent}/reward_mean'] = float(rewards.mean()); metrics[f'{agent}/reward_std'] = float(rewards.std(unbiased=False))
-    for ep in episodes:
-        b = ep.best.report if ep.turns else None
-        if b is not None: self.curriculum.record(ep.task, b.verdict.compiled, b.verdict.correct if self.mode == 'full' else None,
-                                                 b.bench.speedup_eager if b.verdict.correct else None)
-    metrics['zero_std_share'] = zero / groups if groups else 0.0
-    metrics['update_s'] = time.perf_counter() - t1
-    metrics['step_s'] = time.perf_counter() - t0
-    self.step += 1
-    save_transcripts(self.out/'transcripts.jsonl', episodes, append=True)
-    return metrics
-
-# %% ../nbs/13_grpo.ipynb #7d712cdc
-@patch
-def evaluate(self: GRPOTrainer, tasks=None) -> dict:
-    "Greedy episodes on held-out tasks: compile rate, fast_0 (correct), fast_1, geometric-mean speedup."
-    tasks = tasks or self.eval_set
-    eps = run_episodes(tasks, *self.eval_agents, self.tester, group_size=1, max_turns=self.cfg.max_turns,
-                       threshold=self.cfg.threshold, progress=False, seed=None)
-    save_transcripts(self.out/'evals'/f'step_{self.step:05d}.jsonl', eps)   # to read why an answer failed, and diff evaluations
-    m = episode_metrics(eps)
-    out = dict(step=self.step, episodes_trained=self.step * self.cfg.batch_size * self.cfg.group_size, mode=self.mode,
-               compile_rate=m['final_compile_rate'], first_compile_rate=m['first_compile_rate'],
-               fast_0=m['final_correct_rate'], fast_1=m['fast_1'], geomean_speedup=m['geomean_speedup'])
-    tier_of = {ep.task: get_task(ep.task).tier for ep in eps}
-    for tier in sorted(set(tier_of.values())):   # per tier, to see where a change comes from
-        mt = episode_metrics([ep for ep in eps if tier_of[ep.task] == tier])
-        out[f'tier{tier}_compile_rate'], out[f'tier{tier}_fast_0'] = mt['final_compile_rate'], mt['final_correct_rate']
-    out['verdicts'] = dict(collections.Counter(str(ep.best.report.verdict) for ep in eps if ep.turns).most_common())
-    return out
-
-def eval_score(e: dict) -> float:
-    "One number to pick the best checkpoint by: correctness first, then speed, then compiling."
-    return e['fast_0'] + 0.5 * e['fast_1'] + 0.1 * e['compile_rate']
-
-# %% ../nbs/13_grpo.ipynb #d0fd93df
-@patch
-def save_state(self: GRPOTrainer):
-    "Write `last/`: agents, optimizers, curriculum, RNG, step, metrics — atomically."
-    state = dict(step=self.step, optimizers={a: o.state_dict() for a, o in self.optimizers.items()},
-                 curriculum=self.curriculum.state_dict(), rng=_rng_state(), history=self.history, evals=self.evals,
-                 best_score=self.best_score, config=self.cfg.to_dict())
-    with atomic_dir(self.out/'last') as tmp:
-        self.models.save(tmp/'agents')
-        torch.save(state, tmp/'trainer_state.pt')
-        atomic_write_json(tmp/'config.json', self.cfg.to_dict())
-
-@patch
-def _restore(self: GRPOTrainer):
-    state = torch.load(self.state_path, weights_only=False)
-    for a, sd in state['optimizers'].items(): self.optimizers[a].load_state_dict(sd)
-    self.curriculum.load_state_dict(state['curriculum'])
-    _set_rng_state(state['rng'])
-    self.step, self.history, self.evals, self.best_score = state['step'], state['history'], state['evals'], state['best_score']
-    self.log(f'resumed {self.out} at step {self.step} of {self.cfg.steps}')
-
-# %% ../nbs/13_grpo.ipynb #775ff103
-@patch
-def fit(self: GRPOTrainer, progress: bool = True) -> dict:
-    "Train for `cfg.steps` steps (continuing a resumed run); returns the final metrics."
-    from tqdm.auto import tqdm
-    cfg = self.cfg
-    if self.mode != 'full': self.log('no GPU: rewards are compile-only (nvcc builds each kernel; nothing runs it)')
-    writer = _tensorboard(self.out/'tb')
-    if not self.evals: self._evaluate_and_keep(writer)
-    bar = tqdm(total=cfg.steps, initial=self.step, desc=f'GRPO ({self.mode})', unit='step', disable=not progress)
-    t_start, stopped = time.perf_counter(), None
-    while self.step < cfg.steps:
-        if cfg.time_budget_s and time.perf_counter() - t_start > cfg.time_budget_s:
-            stopped = f'time budget of {cfg.time_budget_s:.0f} s spent after {self.step} of {cfg.steps} steps'
-            self.log(stopped); self._evaluate_and_keep(writer); self.save_state(); break
-        m = self.train_step()
-        self.history.append(m)
-        _log_scalars(writer, m, self.step)
-        bar.set_postfix(reward=f"{m['reward_mean']:.3f}", compiled=f"{m['compile_rate']:.2f}", correct=f"{m['correct_rate']:.2f}",
-                        tier=m['tier']); bar.update(1)
-        if (cfg.eval_every and self.step % cfg.eval_every == 0) or self.step == cfg.steps: self._evaluate_and_keep(writer)
-        self.save_state()
-    bar.close()
-    final = dict(config=cfg.to_dict(), steps=self.history, evals=self.evals, curriculum=self.curriculum.state_dict(),
-                 mode=self.mode, device=str(self.device), device_name=_device_name(self.device), stopped=stopped)
-    save_agents(self.models, self.out/'final_model', cfg.to_dict(), {'training_metrics.json': final})
-    plot_training(self.history, self.evals).savefig(self.out/'training_curves.png', dpi=110, bbox_inches='tight')
-    if writer is not None: writer.close()
-    return final
-
-@patch
-def _evaluate_and_keep(self: GRPOTrainer, writer=None):
-    e = self.evaluate()
-    self.evals.append(e)
-    _log_scalars(writer, {f'eval/{k}': v for k, v in e.items()}, self.step)
-    delivered = ', '.join(f'{v} {n}' for v, n in e['verdicts'].items())
-    self.log(f"eval at step {e['step']} [{e['mode']}]: compile {e['compile_rate']:.2f}, correct {e['fast_0']:.2f}, "
-             f"fast_1 {e['fast_1']:.2f} (delivered: {delivered})")
-    if self.step > 0 and eval_score(e) > self.best_score:
-        self.best_score = eval_score(e)
-        for old in self.out.glob('best_model_episode_*'): shutil.rmtree(old, ignore_errors=True)
-        save_agents(self.models, self.out/f"best_model_episode_{e['episodes_trained']}", self.cfg.to_dict(), {'eval.json': e})
-    elif self.step == 0: self.best_score = eval_score(e)
-    return e
-
-def _device_name(device) -> str:
-    return torch.cuda.get_device_name(device) if torch.device(device).type == 'cuda' else 'cpu'
-
-def _tensorboard(path):
-    try:
-        from torch.utils.tensorboard import SummaryWriter
-        return SummaryWriter(str(path))
-    except Exception: return None       # tensorboard is optional: curves are plotted anyway
-
-def _log_scalars(writer, metrics: dict, step: int):
-    if writer is None: return
-    for k, v in metrics.items():
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and v is not None and math.isfinite(v): writer.add_scalar(k, v, step)
-
-# %% ../nbs/13_grpo.ipynb #0c1bee2b
-def plot_training(history: list[dict], evals: list[dict]):
-    "Rewards per agent, compile/correct rates, KL and entropy per step, and the held-out evaluations."
-    import matplotlib.pyplot as plt
-    fig, axs = plt.subplots(1, 4, figsize=(16, 3.4))
-    steps = [h['step'] for h in history]
-    for agent in ('generator', 'optimizer'):
-        ys = [h.get(f'{agent}/reward_mean') for h in history]
-        if any(y is not None for y in ys): axs[0].plot(steps, [y if y is not None else float('nan') for y in ys], marker='.', label=agent)
-    axs[0].set_title('turn reward (mean)'); axs[0].legend(); axs[0].set_xlabel('step')
-    for k in ('compile_rate', 'correct_rate', 'fast_1'): axs[1].plot(steps, [h[k] for h in history], marker='.', label=k)
-    axs[1].set_title('training episodes'); axs[1].set_ylim(-0.05, 1.05); axs[1].legend(); axs[1].set_xlabel('step')
-    for k, ax in (('kl', axs[2]), ('entropy', axs[2].twinx())):
-        ys = [h.get(f'generator/{k}') for h in history]
-        ax.plot(steps, [y if y is not None else float('nan') for y in ys], marker='.', color='C3' if k == 'kl' else 'C4', label=k)
-        ax.set_ylabel(k)
-    axs[2].set_title('generator: KL (red), entropy (purple)'); axs[2].set_xlabel('step')
-    es = [e['step'] for e in evals]
-    for k in ('compile_rate', 'first_compile_rate', 'fast_0', 'fast_1'):
-        axs[3].plot(es, [e.get(k, float('nan')) for e in evals], marker='o', label=k)
-    axs[3].set_title(f"held-out, greedy [{evals[-1]['mode'] if evals else ''}]"); axs[3].set_ylim(-0.05, 1.05)
-    axs[3].legend(); axs[3].set_xlabel('step')
-    fig.tight_layout()
-    return fig
-
-# %% ../nbs/13_grpo.ipynb #132ce270
-def _take_optimizer_from(models, path: Path):
-    "Replace our Optimizer's weights by those of the `optimizer` agent saved under `path`."
-    if models.mode == 'lora':
-        models.model.delete_adapter('optimizer')
-        models.model.load_adapter(str(path/'optimizer' if (path/'optimizer').is_dir() else path), adapter_name='optimizer', is_trainable=True)
-    else:
-        from cudarl_wb.models import load_model
-        src, _ = load_model(str(path/'optimizer' if (path/'optimizer').is_dir() else path))
-        with models.use('optimizer') as m: m.load_state_dict(src.state_dict())
-
-def _plan_target(cfg: GRPOConfig) -> str:
-    src = cfg.generator_checkpoint or cfg.preset
-    p = Path(str(src))
-    for sub in ('generator', 'base'):
-        if (p/sub/'config.json').exists(): return str(p/sub)
-    return str(src)
-
-def _trains_lora(cfg: GRPOConfig) -> bool:
-    "Whether the run trains LoRA adapters (a real checkpoint) or full copies (our presets, and agents folders of them)."
-    if cfg.generator_checkpoint is None: return False
-    from cudarl_wb.models import read_manifest
-    try: return read_manifest(cfg.generator_checkpoint).get('mode') != 'full'
-    except (OSError, ValueError): return True    # a Hub name or a plain model folder: LoRA on it
-
-def train_args(p: argparse.ArgumentParser):
-    d = GRPOConfig()
-    p.add_argument('--preset', default=d.preset, choices=['tiny', 'small'], help='our offline model (default tiny)')
-    p.add_argument('--generator-checkpoint', default=None, help='Hub name, local folder, or an SFT/RL output folder')
-    p.add_argument('--optimizer-checkpoint', default=None, help='take the Optimizer from another folder')
-    p.add_argument('--output-dir', default=d.output_dir)
-    p.add_argument('--num-episodes', type=int, default=d.num_episodes)
-    p.add_argument('--batch-size', type=int, default=d.batch_size, help='tasks per step')
-    p.add_argument('--group-size', type=int, default=d.group_size, help='episodes per task (the G of GRPO)')
-    p.add_argument('--max-turns', type=int, default=d.max_turns)
-    p.add_argument('--learning-rate', type=float, default=None)
-    p.add_argument('--lora-rank', type=int, default=d.lora_rank, help="LoRA adapters of this rank on each agent's whole copy (0: train all weights)")
-    p.add_argument('--beta', type=float, default=d.beta, help='KL coefficient')
-    p.add_argument('--epsilon', type=float, default=d.epsilon)
-    p.add_argument('--epsilon-high', type=float, default=d.epsilon_high)
-    p.add_argument('--scale', default=d.scale, choices=['group', 'batch', 'none'])
-    p.add_argument('--min-std', type=float, default=d.min_std, help="floor of a group's reward std under --scale group (0: none)")
-    p.add_argument('--loss-mode', default=d.loss_mode, choices=['token', 'sequence', 'dr_grpo'])
-    p.add_argument('--epochs', type=int, default=d.epochs)
-    p.add_argument('--micro-batch', type=int, default=d.micro_batch)
-    p.add_argument('--max-new-tokens', type=int, default=d.max_new_tokens)
-    p.add_argument('--temperature', type=float, default=d.temperature)
-    p.add_argument('--reward-preset', default=d.reward_preset)
-    p.add_argument('--eval-every', type=int, default=d.eval_every)
-    p.add_argument('--eval-tasks', type=int, default=d.eval_tasks)
-    p.add_argument('--start-tier', type=int, default=d.start_tier, help='the curriculum tier to start at (default 0)')
-    p.add_argument('--no-demote', action='store_true', help='never fall back a curriculum tier')
-    p.add_argument('--no-suite', action='store_true', help='train on procedural compositions only, the kind the held-out set holds')
-    p.add_argument('--sft-budget', type=float, default=d.sft_budget_s, help='seconds of SFT warm start for a preset (0: none)')
-    p.add_argument('--time-budget', type=float, default=None, help='stop training after this many seconds (then evaluate and save)')
-    p.add_argument('--seed', type=int, default=d.seed)
-    p.add_argument('--resume', action='store_true', help='continue the run in --output-dir')
-    p.add_argument('--no-plan', action='store_true', help='skip the GPU planner')
-
-def train_command(args) -> int:
-    cfg = GRPOConfig(preset=args.preset, generator_checkpoint=args.generator_checkpoint, optimizer_checkpoint=args.optimizer_checkpoint,
-                     output_dir=args.output_dir, num_episodes=args.num_episodes, batch_size=args.batch_size,
-                     group_size=args.group_size, max_turns=args.max_turns, learning_rate=args.learning_rate, lora_rank=args.lora_rank, beta=args.beta,
-                     epsilon=args.epsilon, epsilon_high=args.epsilon_high, scale=args.scale, min_std=args.min_std, loss_mode=args.loss_mode,
-                     epochs=args.epochs, micro_batch=args.micro_batch, max_new_tokens=args.max_new_tokens,
-                     temperature=args.temperature, reward_preset=args.reward_preset, eval_every=args.eval_every,
-                     eval_tasks=args.eval_tasks, start_tier=args.start_tier, demote=not args.no_demote, suite=not args.no_suite, sft_budget_s=args.sft_budget, time_budget_s=args.time_budget, seed=args.seed)
-    device = None
-    if not args.no_plan:
-        from cudarl_wb.gpu_planner import plan_training, PlanError, ModelError
-        try:
-            plan = plan_training(_plan_target(cfg), lora=_trains_lora(cfg),
-                                 rollout_batch=cfg.batch_size * cfg.group_size, group_size=cfg.group_size,
-                                 seq_len=1024 + cfg.max_new_tokens)
-            print(plan.summary()); device = plan.device_for('generator')
-        except PlanError as e:
-            print(f'cudarl-wb train: the plan does not fit, nothing was run.\n{e}', file=sys.stderr); return 2
-        except ModelError as e:
-            print(f'cudarl-wb train: planner skipped ({e})', file=sys.stderr)
-    try: trainer = GRPOTrainer(cfg, device=device, resume=args.resume)
-    except FileExistsError as e:
-        print(f'cudarl-wb train: {e}', file=sys.stderr); return 2
-    final = trainer.fit()
-    e0, e1 = final['evals'][0], final['evals'][-1]
-    print(f"held-out [{trainer.mode}]: compile {e0['compile_rate']:.2f} → {e1['compile_rate']:.2f} "
-          f"(first turn {e0['first_compile_rate']:.2f} → {e1['first_compile_rate']:.2f}), "
-          f"correct {e0['fast_0']:.2f} → {e1['fast_0']:.2f}, fast_1 {e0['fast_1']:.2f} → {e1['fast_1']:.2f}")
-    steps = final['steps']
-    if steps:
-        mean = lambda k: statistics.fmean(h[k] for h in steps if h.get(k) is not None) if any(h.get(k) is not None for h in steps) else float('nan')
-        print(f"per step on {final['device_name']}: {mean('step_s'):.1f} s = rollout {mean('rollout_s'):.1f} + evaluation "
-              f"{mean('evaluation_s'):.1f} + update {mean('update_s'):.1f}; generation {mean('tokens_per_s'):.0f} tokens/s")
-    print(f'wrote {trainer.out}/final_model, {trainer.out}/training_curves.png')
-    return 0
+def padded(rows, idx, width: int, device='cpu'):
+    "The rows `idx` of `rows` (1-d tensors) stacked and right-padded with zeros to `width`; None for None."
+    if rows is None: return None
+    return torch.stack([F.pad(rows[j], (0, width - len(rows[j]))) for j in idx]).to(device)

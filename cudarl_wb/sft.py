@@ -18,7 +18,8 @@ __all__ = ['SFT_PRESETS', 'HELDOUT_BUILTINS', 'MUTATIONS', 'SFTConfig', 'sft_con
            'generator_rows', 'mutate', 'simulated_verdict', 'draw_mutants', 'repair_rows', 'row_task', 'render_row',
            'encode_example', 'tokenize_rows', 'CompletionCollator', 'ShuffledBuckets', 'CosineSchedule', 'bf16_fast',
            'last_checkpoint', 'last_checkpoint_step', 'train_agent', 'format_ok', 'evaluate_generator', 'repair_cases',
-           'evaluate_optimizer', 'plot_sft', 'sft_models', 'run_sft', 'sft_args', 'sft_table', 'sft_command']
+           'evaluate_optimizer', 'plot_sft', 'sft_models', 'run_sft', 'master_dtype', 'start_agents', 'SFTOptions',
+           'sft_args', 'sft_table', 'sft_command']
 
 # %% ../nbs/12_sft.ipynb #2847b6e5
 @dataclass
@@ -46,6 +47,7 @@ class SFTConfig(Record):
     max_new_tokens: int = 768
     seed: int = 0
 
+# %% ../nbs/12_sft.ipynb #7fdcfcd3
 SFT_PRESETS = {
     'tiny': SFTConfig(),
     'small': SFTConfig(procedural={'elementwise': 8000, 'rowreduce': 2500, 'broadcast': 2500}, builtin_variants=2,
@@ -91,13 +93,9 @@ def _pairs_dataset(rows: list[dict]):
     return datasets.Dataset.from_list([{c: r[c] for c in SFT_COLUMNS} for r in rows], features=sft_features())
 
 # %% ../nbs/12_sft.ipynb #9cc107f4
-def _blank_comments(src: str) -> str:
-    "`src` with every comment's characters replaced by spaces (positions and newlines kept)."
-    return re.sub(r'//[^\n]*|/\*.*?\*/', lambda m: re.sub(r'[^\n]', ' ', m.group()), src, flags=re.S)
-
 def _statement_semicolons(src: str) -> list[int]:
     "Positions of `;` that end a statement inside a function body (not in `for (...)` headers)."
-    out, depth_paren, src = [], 0, _blank_comments(src)
+    out, depth_paren, src = [], 0, blank_comments(src)
     for m in re.finditer(r'[();]', src):
         c = m.group()
         if c == '(': depth_paren += 1
@@ -105,6 +103,7 @@ def _statement_semicolons(src: str) -> list[int]:
         elif depth_paren == 0 and src[m.end():m.end() + 1] == '\n' and src.rfind('{', 0, m.start()) >= 0: out.append(m.start())
     return out
 
+# %% ../nbs/12_sft.ipynb #36f14a4a
 def _misspell(src, rng):
     swaps = [('threadIdx', 'threadIdX'), ('blockDim', 'blockDims'), ('blockIdx', 'blockIx'), ('gridDim', 'gridDims'),
              ('__syncthreads', '__syncthread'), ('fmaxf', 'fmaxff'), ('expf', 'expff')]
@@ -114,7 +113,7 @@ def _misspell(src, rng):
     cands = [c for c in cands if not re.search(rf'\b{re.escape(c[2])}\b', src)]   # the misspelling must name nothing
     if not cands: return None
     _, a, b = rng.choice(cands)
-    code = _blank_comments(src)       # misspell code, not a word in a comment
+    code = blank_comments(src)       # misspell code, not a word in a comment
     uses = [m.start() for m in re.finditer(rf'\b{re.escape(a)}\b', code)]
     decl = re.search(rf'\b(?:float|int64_t|int)\s+{re.escape(a)}\s*=', src)
     uses = [u for u in uses if not (decl and decl.start() <= u < decl.end())]   # misspell a use, not the declaration
@@ -124,11 +123,12 @@ def _misspell(src, rng):
 
 def _undeclared(src, rng):
     "A local's declaration loses its type: `float v = x[i];` becomes `v = x[i];`."
-    m = list(re.finditer(r'\b(?:float|int64_t|int)\s+([a-z]\w*)\s*=\s*[^;]+;', _blank_comments(src)))
+    m = list(re.finditer(r'\b(?:float|int64_t|int)\s+([a-z]\w*)\s*=\s*[^;]+;', blank_comments(src)))
     if not m: return None
     d = rng.choice(m)
     return src[:d.start()] + re.sub(r'^(?:float|int64_t|int)\s+', '', d.group(0)) + src[d.end():]
 
+# %% ../nbs/12_sft.ipynb #c9db110d
 def _wrong_launcher(src, rng):
     m = re.search(r'extern "C" void \w+\(([^)]*)\)', src)
     if not m or 'int64_t' not in m.group(1): return None
@@ -136,7 +136,7 @@ def _wrong_launcher(src, rng):
     return src[:m.start(1)] + params + src[m.end(1):]
 
 def _bounds(src, rng):
-    m = list(re.finditer(r'\b(\w+) < (n|n4|cols|rows|total)\b(?=;)', _blank_comments(src)))
+    m = list(re.finditer(r'\b(\w+) < (n|n4|cols|rows|total)\b(?=;)', blank_comments(src)))
     if not m: return None
     x = rng.choice(m)
     return src[:x.start()] + f'{x.group(1)} <= {x.group(2)}' + src[x.end():]
@@ -156,6 +156,7 @@ def _no_semicolon(src, rng):
     p = rng.choice(pos)
     return src[:p] + src[p + 1:]
 
+# %% ../nbs/12_sft.ipynb #045db4de
 MUTATIONS = {  # name: (function(source, rng) -> mutated source or None, 'compile' | 'runtime')
     'missing_semicolon': (_no_semicolon, 'compile'),
     'misspelt_identifier': (_misspell, 'compile'),
@@ -205,6 +206,7 @@ def draw_mutants(tasks, n: int, seed: int = 0, kinds=('compile', 'runtime')) -> 
         seen.add((t.name, src)); out.append((t, m, src))
     return out
 
+# %% ../nbs/12_sft.ipynb #06213c94
 def _row(kind, task, kernel, origin, previous='', feedback='') -> dict:
     return dict(kind=kind, task=task.name, tier=int(task.tier), family=task.family, description=task.description,
                 signature=task.signature, previous_kernel=previous, feedback=feedback, kernel=kernel, origin=origin,
@@ -347,6 +349,7 @@ class _Callback:
         if name.startswith('on_'): return lambda *args, **kw: None
         raise AttributeError(name)
 
+# %% ../nbs/12_sft.ipynb #c51db5f9
 class _Plan(_Callback):
     def __init__(self, schedule: CosineSchedule, budget_s: float | None, replan: bool, cap: int, save_every_s: float | None,
                  fixed_total: int | None = None):
@@ -372,6 +375,7 @@ class _Plan(_Callback):
 
     def on_save(self, args, state, control, **kw): self.last_save = time.perf_counter()
 
+# %% ../nbs/12_sft.ipynb #114fc0f4
 class _ThreadTuner(_Callback):
     def __init__(self, collator: CompletionCollator, choices=None, probe_steps: int = 4, every_s: float = 30.0):
         n = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else (os.cpu_count() or 1)
@@ -402,6 +406,7 @@ class _ThreadTuner(_Callback):
             self.current, self.rates = best, {}
         if not self.queue and not self.rates and now - self.last_probe >= self.every: self._probe()
 
+# %% ../nbs/12_sft.ipynb #9dd140e4
 class _Progress(_Callback):
     def __init__(self, desc: str, schedule: CosineSchedule, collator: CompletionCollator, tuner=None):
         self.desc, self.schedule, self.collator, self.tuner = desc, schedule, collator, tuner
@@ -436,6 +441,7 @@ def bf16_fast(device) -> bool:
     except OSError: return False
     return bool(re.search(r'\b(amx_bf16|avx512_bf16)\b', flags))
 
+# %% ../nbs/12_sft.ipynb #e706eb07
 from contextlib import contextmanager
 
 @contextmanager
@@ -449,6 +455,7 @@ def _quiet_transformers():
         if bars: hf_logging.enable_progress_bar()
         hf_logging.set_verbosity(level)
 
+# %% ../nbs/12_sft.ipynb #ed801ef4
 def _training_args(out_dir, config: SFTConfig, cap: int, device, bf16: bool, seed: int):
     "`TrainingArguments` for one agent, with what differs between transformers versions handled."
     import inspect
@@ -475,30 +482,68 @@ def last_checkpoint_step(folder) -> int | None:
     p = last_checkpoint(folder)
     return int(p.name.split('-')[-1]) if p else None
 
-# %% ../nbs/12_sft.ipynb #38dea11d
+# %% ../nbs/12_sft.ipynb #66d86c54
 def _estimate_steps(dataset, config: SFTConfig, budget_s: float, device) -> int:
     "Steps that fit in `budget_s` at a prior speed (8,000 tokens/s on a CPU, 150,000 on a GPU); `_Plan` corrects it."
     per_step = (sum(dataset['length']) / max(1, len(dataset))) * config.batch_size * config.grad_accum
     prior = 150_000 if torch.device(device).type == 'cuda' else 8_000
     return max(10, int(budget_s * prior / max(1.0, per_step)))
 
+def _plan_length(dataset, config: SFTConfig, device, budget_s=None, max_steps=None, epochs=None) -> tuple[int, int, bool]:
+    "`(planned steps, hard cap, whether the plan follows the time budget)`: from `max_steps`, `epochs`, the budget, else one epoch."
+    per_epoch = math.ceil(len(dataset) / (config.batch_size * config.grad_accum))
+    if max_steps: return int(max_steps), int(max_steps), False
+    if epochs: return max(1, math.ceil(epochs * per_epoch)), max(1, math.ceil(epochs * per_epoch)), False
+    if budget_s: return _estimate_steps(dataset, config, budget_s, device), 10 ** 7, True
+    return per_epoch, per_epoch, False
+
+# %% ../nbs/12_sft.ipynb #8c09056f
+def _sft_trainer_class(config: SFTConfig, dataset, schedule: CosineSchedule):
+    "A `Trainer` subclass that draws batches from `ShuffledBuckets` (with `batching='buckets'`) and follows `schedule`."
+    from transformers import Trainer
+    class _SFTTrainer(Trainer):
+        def _get_train_sampler(self, *args, **kw):
+            if config.batching == 'buckets':
+                return ShuffledBuckets(dataset['length'], config.batch_size * config.grad_accum, seed=config.seed)
+            return super()._get_train_sampler(*args, **kw)
+
+        def create_scheduler(self, num_training_steps, optimizer=None):
+            if self.lr_scheduler is None:
+                self.lr_scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer or self.optimizer, schedule)
+            return self.lr_scheduler
+    return _SFTTrainer
+
+# %% ../nbs/12_sft.ipynb #79a97496
+def _run_trainer(trainer, model, last, threads_before: int) -> float:
+    "Run `trainer` (from checkpoint `last`, if any) and restore `model`; the seconds it took."
+    from transformers.trainer_callback import PrinterCallback, ProgressCallback
+    for cb in (PrinterCallback, ProgressCallback): trainer.remove_callback(cb)   # `_Progress` reports instead
+    use_cache, was_training = getattr(model.config, 'use_cache', None), model.training
+    model.config.use_cache = False
+    device = next(model.parameters()).device
+    if device.type == 'cuda': torch.cuda.reset_peak_memory_stats(device)
+    t0 = time.perf_counter()
+    try:
+        with warnings.catch_warnings(), _quiet_transformers():
+            warnings.filterwarnings('ignore', message='.*(use_cache|past_key_values).*')
+            trainer.train(resume_from_checkpoint=str(last) if last else None)
+    finally:
+        # accelerate wraps `model.forward` in bf16 autocast for training; generation afterwards must not inherit it
+        trainer.accelerator.unwrap_model(model, keep_fp32_wrapper=False)
+        model.config.use_cache = use_cache
+        model.train(was_training)
+        torch.set_num_threads(threads_before)
+    return time.perf_counter() - t0
+
+# %% ../nbs/12_sft.ipynb #38dea11d
 def train_agent(models, agent: str, dataset, config: SFTConfig, out_dir, budget_s: float | None = None,
                 max_steps: int | None = None, epochs: float | None = None, resume: bool = False, progress: bool = True,
                 threads: int | str | None = 'auto') -> dict:
     "Train `agent`'s own parameters on `dataset` (`tokenize_rows` output) with `Trainer`; return what happened."
-    from transformers import Trainer
     out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
     if len(dataset) == 0: raise ValueError(f'{agent}: no training examples')
     collator = CompletionCollator(models.tokenizer.pad_token_id)
-    per_epoch = math.ceil(len(dataset) / (config.batch_size * config.grad_accum))
-    replan = False
-    if max_steps: total = int(max_steps)
-    elif epochs: total = max(1, math.ceil(epochs * per_epoch))
-    elif budget_s:
-        replan = True
-        total = _estimate_steps(dataset, config, budget_s, models.parameters_of(agent)[0].device)
-    else: total = per_epoch
-    cap = int(max_steps or (total if not replan else 10 ** 7))
+    total, cap, replan = _plan_length(dataset, config, models.parameters_of(agent)[0].device, budget_s, max_steps, epochs)
     schedule = CosineSchedule(total, warmup=min(config.warmup_steps, max(1, total // 10)), min_ratio=config.min_lr_ratio)
     last = last_checkpoint(out_dir) if resume else None      # a checkpoint cut short by a crash is skipped
     threads_before = torch.get_num_threads()
@@ -506,43 +551,13 @@ def train_agent(models, agent: str, dataset, config: SFTConfig, out_dir, budget_
         device = next(model.parameters()).device
         bf16 = bf16_fast(device)
         plan = _Plan(schedule, budget_s, replan and last is None, cap, config.save_every_s, fixed_total=None if replan else total)
-        callbacks = [plan]
-        tuner = None
-        if device.type == 'cpu' and threads == 'auto': tuner = _ThreadTuner(collator); callbacks.append(tuner)
-        elif device.type == 'cpu' and threads: torch.set_num_threads(int(threads))
-        if progress: callbacks.append(_Progress(f'SFT {agent}', schedule, collator, tuner))
-
-        class _SFTTrainer(Trainer):
-            def _get_train_sampler(self, *args, **kw):
-                if config.batching == 'buckets':
-                    return ShuffledBuckets(dataset['length'], config.batch_size * config.grad_accum, seed=config.seed)
-                return super()._get_train_sampler(*args, **kw)
-
-            def create_scheduler(self, num_training_steps, optimizer=None):
-                if self.lr_scheduler is None:
-                    self.lr_scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer or self.optimizer, schedule)
-                return self.lr_scheduler
-
-        use_cache = getattr(model.config, 'use_cache', None)
-        model.config.use_cache = False                     # no KV cache while training: it only costs memory
-        was_training = model.training
-        trainer = _SFTTrainer(model=model, args=_training_args(out_dir, config, cap, device, bf16, config.seed),
-                              train_dataset=dataset, data_collator=collator, callbacks=callbacks)
-        from transformers.trainer_callback import PrinterCallback, ProgressCallback
-        for cb in (PrinterCallback, ProgressCallback): trainer.remove_callback(cb)   # `_Progress` reports instead
-        if device.type == 'cuda': torch.cuda.reset_peak_memory_stats(device)
-        t0 = time.perf_counter()
-        try:
-            with warnings.catch_warnings(), _quiet_transformers():
-                warnings.filterwarnings('ignore', message='.*(use_cache|past_key_values).*')
-                trainer.train(resume_from_checkpoint=str(last) if last else None)
-        finally:
-            # accelerate wraps `model.forward` in bf16 autocast for training; generation afterwards must not inherit it
-            trainer.accelerator.unwrap_model(model, keep_fp32_wrapper=False)
-            model.config.use_cache = use_cache
-            model.train(was_training)
-            torch.set_num_threads(threads_before)
-        seconds = time.perf_counter() - t0
+        tuner = _ThreadTuner(collator) if device.type == 'cpu' and threads == 'auto' else None
+        if device.type == 'cpu' and threads and threads != 'auto': torch.set_num_threads(int(threads))
+        callbacks = [plan] + [tuner] * bool(tuner) + [_Progress(f'SFT {agent}', schedule, collator, tuner)] * bool(progress)
+        trainer = _sft_trainer_class(config, dataset, schedule)(
+            model=model, args=_training_args(out_dir, config, cap, device, bf16, config.seed),
+            train_dataset=dataset, data_collator=collator, callbacks=callbacks)
+        seconds = _run_trainer(trainer, model, last, threads_before)
     logs = [(h['step'], h['loss']) for h in trainer.state.log_history if 'loss' in h]
     return dict(agent=agent, examples=len(dataset), steps=trainer.state.global_step, planned_steps=schedule.total,
                 resumed_from=Path(last).name if last else None, stopped_by=plan.stopped_by or 'max_steps', seconds=round(seconds, 2),
@@ -576,6 +591,7 @@ def _judge_rows(tasks, generations, reports, groups) -> list[dict]:
                  tokens=gen.num_tokens, finish=gen.finish_reason, reward=round(rep.reward.total, 4))
             for t, g, gen, rep in zip(tasks, groups, generations, reports)]
 
+# %% ../nbs/12_sft.ipynb #556c3363
 class _generation_threads:
     "On a CPU, decode on one thread (restored afterwards)."
     def __init__(self, models): self.cpu = models.parameters_of(models.agents[0])[0].device.type == 'cpu'
@@ -584,6 +600,7 @@ class _generation_threads:
         if self.cpu: torch.set_num_threads(1)
     def __exit__(self, *exc): torch.set_num_threads(self.n)
 
+# %% ../nbs/12_sft.ipynb #8491bf62
 def evaluate_generator(models, tasks, tester, max_new_tokens: int = 768, max_batch: int | None = None) -> dict:
     "Greedy Generator answers on `tasks`, judged by `tester`: compile, format and (on a GPU) correct rates, per group and overall."
     from cudarl_wb.agents import Generator, Sampling
@@ -594,6 +611,7 @@ def evaluate_generator(models, tasks, tester, max_new_tokens: int = 768, max_bat
     out['procedural'] = _rates([r for r in out['rows'] if r['group'] != 'builtin'], tester.mode == 'full')
     return out
 
+# %% ../nbs/12_sft.ipynb #e9591943
 def repair_cases(tasks, n: int, tester, seed: int = 1) -> list[dict]:
     "Up to `n` Optimizer cases (task, kernel, feedback) from compile-time mutants of `tasks`' kernels, with the Tester's feedback."
     from cudarl_wb.agents import answer
@@ -657,6 +675,7 @@ def sft_models(preset: str = 'tiny', model=None, device=None, quantize: str | No
     if ours: base = base.float()                      # trained whole: fp32 master weights (bf16 is the autocast's job)
     return AgentModels.create(base, tok, full_finetune=ours)
 
+# %% ../nbs/12_sft.ipynb #f2a874e1
 def _qlora_models(name: str, dev, quantize: str):
     "LoRA agents on a 4-bit (NF4) base: QLoRA."
     if quantize != '4bit': raise ValueError(f"quantize must be '4bit' or None, not {quantize!r}")
@@ -678,6 +697,17 @@ def _qlora_models(name: str, dev, quantize: str):
 def _peak_rss_gb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)   # KiB on Linux
 
+def _load_average():
+    return [round(x, 2) for x in os.getloadavg()] if hasattr(os, 'getloadavg') else None
+
+def _device_name(device) -> str:
+    "The GPU's model, or the CPU's with the threads torch uses."
+    d = torch.device(device)
+    if d.type == 'cuda': return torch.cuda.get_device_name(d)
+    import platform
+    return f'cpu ({platform.processor() or platform.machine()}, {torch.get_num_threads()} threads)'
+
+# %% ../nbs/12_sft.ipynb #a058a0fd
 def _counts(ds, *cols) -> dict:
     out = {}
     for r in ds.select_columns(list(cols)):
@@ -692,123 +722,59 @@ def _generator_counts(rows) -> dict:
         k = f"{r['origin']}/{fam.group(1) if fam else 'builtin'}"; out[k] = out.get(k, 0) + 1
     return dict(sorted(out.items()))
 
-def _device_name(device) -> str:
-    d = torch.device(device)
-    if d.type == 'cuda': return torch.cuda.get_device_name(d)
-    import platform
-    return f'cpu ({platform.processor() or platform.machine()}, {torch.get_num_threads()} threads)'
+# %% ../nbs/12_sft.ipynb #bfb2dec4
+def _sft_data(config: SFTConfig, tester, tok, log=print) -> tuple:
+    "`(Generator dataset, Optimizer dataset, pair counts)` for `config`, tokenised with `tok`."
+    import datasets
+    t0 = time.perf_counter()
+    g_rows, o_rows = generator_rows(config)
+    train_tasks = [t for t in TASKS.values() if t.name not in HELDOUT_BUILTINS and t.solution]
+    train_tasks += [t for fam, n in config.procedural.items() if n for t in procedural_tasks(max(1, n // 10), seed=config.seed, split='train', family=fam)]
+    repairs = repair_rows(train_tasks, config.repair_pairs, seed=config.seed, tester=tester)
+    if len(o_rows):
+        from cudarl_wb.agents import answer
+        reps = tester.test_many([(row_task(r), answer(r['previous_kernel'])) for r in o_rows])
+        o_rows = _pairs_dataset([{**r, 'feedback': rep.feedback} for r, rep in zip(o_rows, reps)])
+    o_all = datasets.concatenate_datasets([o_rows, repairs])
+    gen_ds, g_drop = tokenize_rows(g_rows, tok, config.max_length)
+    opt_ds, o_drop = tokenize_rows(o_all, tok, config.max_length_optimizer)
+    pairs = dict(generator=dict(rows=len(g_rows), trained=len(gen_ds), too_long=g_drop, by_origin=_generator_counts(g_rows)),
+                 optimizer=dict(rows=len(o_all), trained=len(opt_ds), too_long=o_drop, by_origin=_counts(o_all, 'origin')),
+                 seconds=round(time.perf_counter() - t0, 1))
+    log(f"data: {len(gen_ds)} Generator examples, {len(opt_ds)} Optimizer examples "
+        f"({pairs['optimizer']['by_origin']}) in {pairs['seconds']} s")
+    return gen_ds, opt_ds, pairs
 
-def _rates_only(ev: dict | None) -> dict | None:
-    "An evaluation without its per-task rows (those go to the separate rows file)."
-    if not ev: return ev
-    return {k: ({kk: vv for kk, vv in v.items() if kk != 'rows'} if isinstance(v, dict) else v) for k, v in ev.items()}
-
+# %% ../nbs/12_sft.ipynb #bcaaff8e
 def _evaluate(models, tasks, cases, tester, config) -> dict:
     t0 = time.perf_counter()
     g = evaluate_generator(models, tasks, tester, config.max_new_tokens)
     o = evaluate_optimizer(models, cases, tester, config.max_new_tokens)
     return dict(generator=g, optimizer=o, seconds=round(time.perf_counter() - t0, 1))
 
-def run_sft(preset: str = 'tiny', model=None, out='sft_checkpoints', epochs: float | None = None, max_steps: int | None = None,
-            time_budget_s: float | None = None, resume: bool = False, eval_tasks=None, progress: bool = True,
-            evaluate: bool | str = True, device=None, quantize: str | None = None, config: SFTConfig | None = None,
-            keep_checkpoints: bool = False, threads: int | str | None = 'auto', log=print, **overrides) -> dict:
-    """Warm-start the Generator and Optimizer of `preset` (or `model`) and write them, with `metrics.json`, to `out`.
-    `evaluate`: True (before and after), 'after', or False; `threads` (CPU): 'auto' (tuned while training) or a number.
-    Other keywords override `SFTConfig` settings. Returns the metrics."""
-    from cudarl_wb.agents import Tester
+def _rates_only(ev: dict | None) -> dict | None:
+    "An evaluation without its per-task rows (those go to the separate rows file)."
+    if not ev: return ev
+    return {k: ({kk: vv for kk, vv in v.items() if kk != 'rows'} if isinstance(v, dict) else v) for k, v in ev.items()}
+
+# %% ../nbs/12_sft.ipynb #5d18d6da
+def _train_agents(models, data: dict, config: SFTConfig, work: Path, state: dict, budget, log=print, **kw):
+    "`(models, per-agent results)`: each agent of `models` trained on `data[agent]` (keywords go to `train_agent`)."
     from cudarl_wb.models import AgentModels
-    t_start = time.perf_counter()
-    config = config or sft_config(str(model) if model and str(model) in SFT_PRESETS else preset, **overrides)
-    out = Path(out); work = out/'trainer'
-    state_path = work/'run.json'
-    if not resume and work.exists(): import shutil; shutil.rmtree(work)
-    state = json.loads(state_path.read_text()) if resume and state_path.exists() else {}
-    if resume and not state and (out/'metrics.json').exists():
-        log(f'{out} holds a finished warm start; nothing to resume'); return json.loads((out/'metrics.json').read_text())
-    work.mkdir(parents=True, exist_ok=True)
-    load = [round(x, 2) for x in os.getloadavg()] if hasattr(os, 'getloadavg') else None
-
-    models = sft_models(preset, model, device, quantize, seed=config.seed)
-    dev = models.parameters_of(models.agents[0])[0].device
-    tok = models.tokenizer
-    budget = time_budget_s if time_budget_s is not None else (None if (max_steps or epochs) else config.time_budget_s)
-    log(f'SFT warm start: {model or preset} ({models.mode}) on {_device_name(dev)}; '
-        + (f'{max_steps} steps per agent' if max_steps else f'{epochs} epochs' if epochs else f'time budget {budget:.0f} s'))
-
-    with Tester(evaluator=None if dev.type == 'cuda' else False, time_it=False) as tester:
-        # the data
-        t0 = time.perf_counter()
-        g_rows, o_rows = generator_rows(config)
-        train_tasks = [t for t in TASKS.values() if t.name not in HELDOUT_BUILTINS and t.solution]
-        train_tasks += [t for fam, n in config.procedural.items() if n for t in procedural_tasks(max(1, n // 10), seed=config.seed, split='train', family=fam)]
-        repairs = repair_rows(train_tasks, config.repair_pairs, seed=config.seed, tester=tester)
-        if len(o_rows):   # the suite's naive → optimised rows get the Tester's own feedback on the naive kernel
-            from cudarl_wb.agents import answer
-            reps = tester.test_many([(row_task(r), answer(r['previous_kernel'])) for r in o_rows])
-            o_rows = _pairs_dataset([{**r, 'feedback': rep.feedback} for r, rep in zip(o_rows, reps)])
-        import datasets
-        o_all = datasets.concatenate_datasets([o_rows, repairs])
-        gen_ds, g_drop = tokenize_rows(g_rows, tok, config.max_length)
-        opt_ds, o_drop = tokenize_rows(o_all, tok, config.max_length_optimizer)
-        pairs = dict(generator=dict(rows=len(g_rows), trained=len(gen_ds), too_long=g_drop, by_origin=_generator_counts(g_rows)),
-                     optimizer=dict(rows=len(o_all), trained=len(opt_ds), too_long=o_drop, by_origin=_counts(o_all, 'origin')),
-                     seconds=round(time.perf_counter() - t0, 1))
-        log(f"data: {len(gen_ds)} Generator examples, {len(opt_ds)} Optimizer examples "
-            f"({pairs['optimizer']['by_origin']}) in {pairs['seconds']} s")
-
-        # the held-out measurement
-        tasks = [get_task(t) if isinstance(t, str) else t for t in eval_tasks] if eval_tasks is not None else heldout_tasks(config.eval_procedural)
-        cases = repair_cases(tasks, config.eval_repair, tester) if evaluate else []
-        if evaluate is True and 'before' not in state:
-            state['before'] = _evaluate(models, tasks, cases, tester, config)
-            log(f"before: Generator compile {state['before']['generator']['compile']:.0%}, format {state['before']['generator']['format']:.0%}"
-                f" on {len(tasks)} held-out tasks ({state['before']['seconds']} s)")
-        state['config'] = config.to_dict(); atomic_write_json(state_path, state)
-
-        # the training: one agent after the other; after each, the agents are saved (a resumed run reloads them)
-        train = state.setdefault('train', {})
-        if train: models = AgentModels.load(work/'stage', device=dev, trainable=True)
-        shares = {a: config.shares.get(a, 1 / len(models.agents)) for a in models.agents}
-        data = {'generator': gen_ds, 'optimizer': opt_ds}
-        for agent in models.agents:
-            if agent in train: log(f'{agent}: finished before, reloaded'); continue
-            if agent == 'optimizer' and config.optimizer_init == 'generator' and 'generator' in models.agents and \
-                    last_checkpoint_step(work/agent) is None:
-                _copy_agent(models, 'generator', 'optimizer')
-            train[agent] = train_agent(models, agent, data[agent], config, work/agent, budget_s=budget * shares[agent] if budget else None,
-                                       max_steps=max_steps, epochs=epochs, resume=resume, progress=progress, threads=threads)
-            log(f"{agent}: {train[agent]['steps']} steps in {train[agent]['seconds']:.0f} s, {train[agent]['tokens_per_s']:.0f} tokens/s, "
-                f"loss {train[agent]['loss_first']:.3f} → {train[agent]['loss_last']:.3f}")
-            models.save(work/'stage')
-            atomic_write_json(state_path, state)
-        after = _evaluate(models, tasks, cases, tester, config) if evaluate else None
-        if after: log(f"after: Generator compile {after['generator']['compile']:.0%}, format {after['generator']['format']:.0%}"
-                      + (f", correct {after['generator']['correct']:.0%}" if after['generator']['correct'] is not None else '')
-                      + f"; Optimizer repairs compile {after['optimizer']['compile'] or 0:.0%}")
-        mode = tester.mode
-
-    seconds = sum(t['seconds'] for t in train.values())
-    tokens = sum(t['tokens'] for t in train.values())
-    gpu_peaks = [t['peak_gpu_gb'] for t in train.values() if t['peak_gpu_gb'] is not None]
-    metrics = dict(
-        preset=preset if not model else None, model=str(model or preset), mode=models.mode, device=_device_name(dev),
-        tester=mode, config=config.to_dict(), pairs=pairs, heldout=dict(tasks=[t.name for t in tasks], builtins=list(HELDOUT_BUILTINS),
-                                                                        repair_cases=len(cases)),
-        train=dict(seconds=round(seconds, 1), tokens=tokens, tokens_per_s=round(tokens / max(seconds, 1e-9), 1),
-                   **{a: {k: v for k, v in t.items() if k != 'losses'} for a, t in train.items()}),
-        losses={a: t['losses'] for a, t in train.items()},
-        eval=dict(before=_rates_only(state.get('before')), after=_rates_only(after)),
-        wall_seconds=round(time.perf_counter() - t_start, 1), peak_memory=dict(cpu_rss_gb=_peak_rss_gb(), gpu_gb=max(gpu_peaks) if gpu_peaks else None),
-        load_average=dict(start=load, end=[round(x, 2) for x in os.getloadavg()] if hasattr(os, 'getloadavg') else None),
-        versions=dict(torch=torch.__version__, transformers=__import__('transformers').__version__))
-    eval_rows = {w: {a: (ev or {}).get(a, {}).get('rows') for a in ('generator', 'optimizer')}
-                 for w, ev in (('before', state.get('before')), ('after', after))}
-    _write_layout(models, out, metrics, eval_rows, keep=work if keep_checkpoints else None)
-    metrics['wall_seconds'] = round(time.perf_counter() - t_start, 1)
-    atomic_write_json(out/'metrics.json', metrics)
-    log(f'wrote {out} in {metrics["wall_seconds"]:.0f} s')
-    return metrics
+    train = state.setdefault('train', {})
+    if train: models = AgentModels.load(work/'stage', device=models.parameters_of(models.agents[0])[0].device, trainable=True)
+    shares = {a: config.shares.get(a, 1 / len(models.agents)) for a in models.agents}
+    for agent in models.agents:
+        if agent in train: log(f'{agent}: finished before, reloaded'); continue
+        if agent == 'optimizer' and config.optimizer_init == 'generator' and 'generator' in models.agents and \
+                last_checkpoint_step(work/agent) is None:
+            _copy_agent(models, 'generator', 'optimizer')
+        train[agent] = train_agent(models, agent, data[agent], config, work/agent, budget_s=budget * shares[agent] if budget else None, **kw)
+        log(f"{agent}: {train[agent]['steps']} steps in {train[agent]['seconds']:.0f} s, {train[agent]['tokens_per_s']:.0f} tokens/s, "
+            f"loss {train[agent]['loss_first']:.3f} → {train[agent]['loss_last']:.3f}")
+        models.save(work/'stage')
+        atomic_write_json(work/'run.json', state)
+    return models, train
 
 def _copy_agent(models, src: str, dst: str):
     "Start agent `dst` from agent `src`'s parameters (full copies or LoRA adapters of the same shapes)."
@@ -817,8 +783,26 @@ def _copy_agent(models, src: str, dst: str):
             if a.shape != b.shape: raise ValueError(f'cannot start {dst} from {src}: {na} and {nb} differ in shape')
             b.copy_(a)
 
+# %% ../nbs/12_sft.ipynb #84962ff5
+def _sft_metrics(models, dev, tester_mode, config, pairs, tasks, cases, train, before, after, load, t_start, name, preset) -> dict:
+    seconds = sum(t['seconds'] for t in train.values())
+    tokens = sum(t['tokens'] for t in train.values())
+    gpu_peaks = [t['peak_gpu_gb'] for t in train.values() if t['peak_gpu_gb'] is not None]
+    return dict(
+        preset=preset, model=name, mode=models.mode, device=_device_name(dev),
+        tester=tester_mode, config=config.to_dict(), pairs=pairs, heldout=dict(tasks=[t.name for t in tasks], builtins=list(HELDOUT_BUILTINS),
+                                                                               repair_cases=len(cases)),
+        train=dict(seconds=round(seconds, 1), tokens=tokens, tokens_per_s=round(tokens / max(seconds, 1e-9), 1),
+                   **{a: {k: v for k, v in t.items() if k != 'losses'} for a, t in train.items()}),
+        losses={a: t['losses'] for a, t in train.items()},
+        eval=dict(before=_rates_only(before), after=_rates_only(after)),
+        wall_seconds=round(time.perf_counter() - t_start, 1), peak_memory=dict(cpu_rss_gb=_peak_rss_gb(), gpu_gb=max(gpu_peaks) if gpu_peaks else None),
+        load_average=dict(start=load, end=_load_average()),
+        versions=dict(torch=torch.__version__, transformers=__import__('transformers').__version__))
+
+# %% ../nbs/12_sft.ipynb #e30683fd
 def _write_layout(models, out: Path, metrics: dict, eval_rows: dict, keep: Path | None = None):
-    "The seeds' layout, replacing `out` atomically: the agents, metrics.json, the eval rows and the plot."
+    "The agents folder layout, replacing `out` atomically: the agents, metrics.json, the eval rows and the plot."
     import shutil
     with atomic_dir(out) as tmp:
         models.save(tmp/'agents')
@@ -830,21 +814,122 @@ def _write_layout(models, out: Path, metrics: dict, eval_rows: dict, keep: Path 
         except Exception as e: warnings.warn(f'the plot failed: {type(e).__name__}: {e}')
         if keep is not None and keep.exists(): shutil.copytree(keep, tmp/'trainer')
 
+# %% ../nbs/12_sft.ipynb #ce2890ed
+def _run_state(out: Path, resume: bool) -> dict | None:
+    "The saved state of the run in `out/trainer` ({} for a fresh one), or None when `out` holds a finished warm start."
+    import shutil
+    work = out/'trainer'
+    if not resume and work.exists(): shutil.rmtree(work)
+    state = json.loads((work/'run.json').read_text()) if resume and (work/'run.json').exists() else {}
+    if resume and not state and (out/'metrics.json').exists(): return None
+    work.mkdir(parents=True, exist_ok=True)
+    return state
+
+# %% ../nbs/12_sft.ipynb #d0968dff
+def run_sft(preset: str = 'tiny', model=None, out='sft_checkpoints', epochs: float | None = None, max_steps: int | None = None,
+            time_budget_s: float | None = None, resume: bool = False, eval_tasks=None, progress: bool = True,
+            evaluate: bool | str = True, device=None, quantize: str | None = None, config: SFTConfig | None = None,
+            keep_checkpoints: bool = False, threads: int | str | None = 'auto', log=print, **overrides) -> dict:
+    """Warm-start the Generator and Optimizer of `preset` (or `model`) and write them, with `metrics.json`, to `out`.
+    `evaluate`: True (before and after), 'after', or False; `threads` (CPU): 'auto' (tuned while training) or a number.
+    Other keywords override `SFTConfig` settings. Returns the metrics."""
+    from cudarl_wb.agents import Tester
+    t_start = time.perf_counter()
+    config = config or sft_config(str(model) if model and str(model) in SFT_PRESETS else preset, **overrides)
+    out = Path(out); work = out/'trainer'
+    state = _run_state(out, resume)
+    if state is None:
+        log(f'{out} holds a finished warm start; nothing to resume'); return json.loads((out/'metrics.json').read_text())
+    load = _load_average()
+    models = sft_models(preset, model, device, quantize, seed=config.seed)
+    dev = models.parameters_of(models.agents[0])[0].device
+    budget = time_budget_s if time_budget_s is not None else (None if (max_steps or epochs) else config.time_budget_s)
+    log(f'SFT warm start: {model or preset} ({models.mode}) on {_device_name(dev)}; '
+        + (f'{max_steps} steps per agent' if max_steps else f'{epochs} epochs' if epochs else f'time budget {budget:.0f} s'))
+    with Tester(evaluator=None if dev.type == 'cuda' else False, time_it=False) as tester:
+        gen_ds, opt_ds, pairs = _sft_data(config, tester, models.tokenizer, log)
+        tasks = [get_task(t) if isinstance(t, str) else t for t in eval_tasks] if eval_tasks is not None else heldout_tasks(config.eval_procedural)
+        cases = repair_cases(tasks, config.eval_repair, tester) if evaluate else []
+        if evaluate is True and 'before' not in state:
+            state['before'] = _evaluate(models, tasks, cases, tester, config)
+            log(f"before: Generator compile {state['before']['generator']['compile']:.0%}, format {state['before']['generator']['format']:.0%}"
+                f" on {len(tasks)} held-out tasks ({state['before']['seconds']} s)")
+        state['config'] = config.to_dict(); atomic_write_json(work/'run.json', state)
+        models, train = _train_agents(models, {'generator': gen_ds, 'optimizer': opt_ds}, config, work, state, budget, log,
+                                      max_steps=max_steps, epochs=epochs, resume=resume, progress=progress, threads=threads)
+        after = _evaluate(models, tasks, cases, tester, config) if evaluate else None
+        if after: log(f"after: Generator compile {after['generator']['compile']:.0%}, format {after['generator']['format']:.0%}"
+                      + (f", correct {after['generator']['correct']:.0%}" if after['generator']['correct'] is not None else '')
+                      + f"; Optimizer repairs compile {after['optimizer']['compile'] or 0:.0%}")
+        mode = tester.mode
+    metrics = _sft_metrics(models, dev, mode, config, pairs, tasks, cases, train, state.get('before'), after, load, t_start,
+                           str(model or preset), preset if not model else None)
+    eval_rows = {w: {a: (ev or {}).get(a, {}).get('rows') for a in ('generator', 'optimizer')}
+                 for w, ev in (('before', state.get('before')), ('after', after))}
+    _write_layout(models, out, metrics, eval_rows, keep=work if keep_checkpoints else None)
+    metrics['wall_seconds'] = round(time.perf_counter() - t_start, 1)
+    atomic_write_json(out/'metrics.json', metrics)
+    log(f'wrote {out} in {metrics["wall_seconds"]:.0f} s')
+    return metrics
+
+# %% ../nbs/12_sft.ipynb #e8fd48fe
+def master_dtype(device, whole: bool) -> torch.dtype | None:
+    "The dtype to load trainable weights in: fp32 for whole models and on a CPU; else None (as saved, or the device's default: a LoRA base)."
+    return torch.float32 if whole or torch.device(device).type == 'cpu' else None
+
+# %% ../nbs/12_sft.ipynb #9d5820dd
+def start_agents(source, *, optimizer_source=None, sft_out=None, sft_budget_s: float = 0.0, device='cpu', seed: int = 0, log=print):
+    "The trainable `AgentModels` of `source` (a preset, warm-started into `sft_out` when `sft_budget_s`; a folder; a Hub name)."
+    from cudarl_wb.models import MODEL_PRESETS, AgentModels, build_model, read_manifest
+    from cudarl_wb.episode import load_agent_models
+    if str(source) in MODEL_PRESETS and sft_budget_s > 0:
+        sft_out = Path(sft_out)
+        if not (sft_out/'agents.json').exists():
+            log(f'warm start: SFT of {source} for up to {sft_budget_s:.0f} s → {sft_out}')
+            # measured after only: before, a random preset writes no code (0%), and the minute saved goes to training
+            run_sft(preset=str(source), out=str(sft_out), time_budget_s=sft_budget_s, progress=True, evaluate='after')
+        source = sft_out
+    p = Path(str(source))
+    if str(source) in MODEL_PRESETS:
+        models = AgentModels.create(*build_model(str(source), seed=seed, device=device), full_finetune=True, seed=seed)
+    elif p.is_dir() and (p/'agents.json').exists():
+        whole = read_manifest(p).get('mode') == 'full'
+        models = AgentModels.load(p, device=device, dtype=master_dtype(device, whole), trainable=True)
+    else: models = load_agent_models(str(source), device=device, dtype=master_dtype(device, whole=False))
+    if optimizer_source and str(optimizer_source) != str(source): _take_optimizer_from(models, Path(optimizer_source))
+    return models
+
+def _take_optimizer_from(models, path: Path):
+    "Replace our Optimizer's weights by those of the `optimizer` agent saved under `path`."
+    if models.mode == 'lora':
+        models.model.delete_adapter('optimizer')
+        models.model.load_adapter(str(path/'optimizer' if (path/'optimizer').is_dir() else path), adapter_name='optimizer', is_trainable=True)
+    else:
+        from cudarl_wb.models import load_model
+        src, _ = load_model(str(path/'optimizer' if (path/'optimizer').is_dir() else path))
+        with models.use('optimizer') as m: m.load_state_dict(src.state_dict())
+
 # %% ../nbs/12_sft.ipynb #b0474fbc
+@dataclass
+class SFTOptions(Record):
+    "What `cudarl-wb sft` asks of `run_sft`: each field is also a flag."
+    preset: str = option('tiny', 'tiny (CPU, minutes) or small (one GPU)')
+    model: str | None = option(None, 'a Hub name or model folder (LoRA agents), or an agents checkpoint folder to continue')
+    epochs: float | None = option(None, 'epochs over the data instead of the time budget')
+    max_steps: int | None = option(None, 'optimizer steps per agent instead of the time budget')
+    time_budget_s: float | None = option(None, "training seconds for both agents (default: the preset's)", flag='--time-budget')
+    out: str = option('sft_checkpoints', 'output folder')
+    evaluate: bool = option(True, 'skip the held-out measurement', flag='--no-eval')
+    eval_after_only: bool = option(False, 'measure after training only')
+    device: str | None = option(None, "where to train (default: the first GPU, else 'cpu')")
+    quantize: str | None = option(None, 'QLoRA: a 4-bit base (real checkpoints, needs bitsandbytes and a GPU)', choices=['4bit'])
+    keep_checkpoints: bool = option(False, 'keep the Trainer checkpoints in OUT/trainer')
+    progress: bool = option(True, 'no progress bars', flag='--no-progress')
+
+# %% ../nbs/12_sft.ipynb #7c89aa8c
 def sft_args(p: argparse.ArgumentParser):
-    p.add_argument('--preset', default='tiny', help='tiny (CPU, minutes) or small (one GPU); default tiny')
-    p.add_argument('--model', default=None, help='a Hub name or model folder (LoRA agents), or an agents checkpoint folder to continue')
-    p.add_argument('--epochs', type=float, default=None, help='epochs over the data instead of the time budget')
-    p.add_argument('--max-steps', type=int, default=None, help='optimizer steps per agent instead of the time budget')
-    p.add_argument('--time-budget', type=float, default=None, help="training seconds for both agents (default: the preset's)")
-    p.add_argument('--out', default='sft_checkpoints', help='output folder (default sft_checkpoints)')
+    add_options(p, SFTOptions)
     p.add_argument('--resume', action='store_true', help='continue from the checkpoints in OUT/trainer')
-    p.add_argument('--no-eval', action='store_true', help='skip the held-out measurement')
-    p.add_argument('--eval-after-only', action='store_true', help='measure after training only')
-    p.add_argument('--device', default=None, help="where to train (default: the first GPU, else 'cpu')")
-    p.add_argument('--quantize', choices=['4bit'], default=None, help='QLoRA: a 4-bit base (real checkpoints, needs bitsandbytes and a GPU)')
-    p.add_argument('--keep-checkpoints', action='store_true', help='keep the Trainer checkpoints in OUT/trainer')
-    p.add_argument('--no-progress', action='store_true')
     p.add_argument('--set', action='append', default=[], metavar='KEY=VALUE', help='override an SFTConfig setting (JSON value)')
 
 def _overrides(items: list[str]) -> dict:
@@ -856,6 +941,7 @@ def _overrides(items: list[str]) -> dict:
         except ValueError: out[k.strip()] = v
     return out
 
+# %% ../nbs/12_sft.ipynb #97ac0cca
 def sft_table(metrics: dict) -> str:
     "The result as a plain-text table: training per agent, then the held-out rates before and after."
     tr, ev = metrics['train'], metrics['eval']
@@ -884,14 +970,16 @@ def sft_table(metrics: dict) -> str:
                 lines.append(f"{'  ' + g:28s} {r['n']:4d} {cell(bg, ag, 'compile')} {cell(bg, ag, 'format')} {cell(bg, ag, 'correct')}")
     return '\n'.join(lines)
 
+# %% ../nbs/12_sft.ipynb #2a956bff
 def sft_command(args) -> int:
     from cudarl_wb.models import ModelUnavailableError
+    o = from_options(SFTOptions, args)
     try:
-        metrics = run_sft(args.preset, model=args.model, out=args.out, epochs=args.epochs, max_steps=args.max_steps,
-                          time_budget_s=args.time_budget, resume=args.resume,
-                          evaluate=False if args.no_eval else ('after' if args.eval_after_only else True),
-                          progress=not args.no_progress, device=args.device, quantize=args.quantize,
-                          keep_checkpoints=args.keep_checkpoints, **_overrides(args.set))
+        metrics = run_sft(o.preset, model=o.model, out=o.out, epochs=o.epochs, max_steps=o.max_steps,
+                          time_budget_s=o.time_budget_s, resume=args.resume,
+                          evaluate=False if not o.evaluate else ('after' if o.eval_after_only else True),
+                          progress=o.progress, device=o.device, quantize=o.quantize,
+                          keep_checkpoints=o.keep_checkpoints, **_overrides(args.set))
     except (ModelUnavailableError, FileNotFoundError, ValueError, TypeError, KeyError, RuntimeError) as e:
         print(f'cudarl-wb sft: {type(e).__name__}: {e}', file=sys.stderr); return 1
     print(sft_table(metrics))

@@ -42,8 +42,8 @@ def test_killed_run_resumes_where_it_stopped(tmp_path):
     metrics = json.loads((out/'final_model'/'training_metrics.json').read_text())
     assert [s['step'] for s in metrics['steps']] == [1, 2, 3, 4, 5]
     assert (out/'final_model'/'generator').is_dir() and (out/'training_curves.png').exists()
-    # bench/read_runs.py reads the run's saved episodes: every evaluation, and the training turns of both attempts
-    r = subprocess.run([sys.executable, str(Path(__file__).parents[1]/'bench'/'read_runs.py'), f'rl={out}', '--json', str(tmp_path/'read.json')],
+    # tools/read_runs.py reads the run's saved episodes: every evaluation, and the training turns of both attempts
+    r = subprocess.run([sys.executable, str(Path(__file__).parents[1]/'tools'/'read_runs.py'), f'rl={out}', '--json', str(tmp_path/'read.json')],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     read = json.loads((tmp_path/'read.json').read_text())

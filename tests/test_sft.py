@@ -1,6 +1,6 @@
-"""The SFT warm start end to end on the real tiny model: a short run lowers the loss and writes the seeds' layout,
+"""The SFT warm start end to end on the real tiny model: a short run lowers the loss and writes the agents-folder layout,
 a killed run resumes from its checkpoint, and the CLI works as a subprocess. (The full run that measures the
-compile-rate target is `bench/sft_tiny.py`, not a test.)"""
+compile-rate target is `runs/sft_tiny.py`, not a test.)"""
 import json, os, signal, subprocess, sys, time
 from pathlib import Path
 import pytest
@@ -37,7 +37,7 @@ def test_short_run_lowers_loss_and_writes_layout(tmp_path):
     assert g['steps'] == 30 and o['steps'] == 30
     assert g['loss_last'] < 0.5 * g['loss_first'], m['losses']['generator']
     assert o['loss_first'] < g['loss_first']
-    # the seeds' layout, and metrics.json with what the integrator reads
+    # the agents-folder layout, and metrics.json with the run's figures
     names = {p.name for p in out.iterdir()}
     assert {'agents.json', 'generator', 'optimizer', 'base', 'metrics.json', 'sft_eval.png', 'eval_rows.json'} <= names
     assert 'trainer' not in names                                  # checkpoints go once the run is done

@@ -4,28 +4,29 @@ Measures the wall time (data, nvcc for the repair pairs, the two measurements, t
 and the held-out rates before and after: the target is >= 80% of the Generator's greedy answers compiling on
 held-out procedural compositions. The machine's load average is recorded: on a shared CPU it moves the times.
 
-    python bench/sft_tiny.py [--out DIR] [--time-budget S] [--cold-cache] [--set KEY=VALUE ...]
+    python runs/sft_tiny.py [--out DIR] [--time-budget S] [--cold-cache] [--set KEY=VALUE ...]
 
-Prints a table and writes bench/results/sft_tiny.json (or --json PATH).
+Prints a table and writes runs/sft_tiny/sft_tiny.json (or --json PATH).
 """
 import argparse, json, os, sys, tempfile, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT/'bench')]      # the package, and bench/_table.py
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument('--out', default=None, help='checkpoint folder (default: a temporary one)')
+    p.add_argument('--out', default=None, help='checkpoint folder (default: a new one under runs/sft_tiny/)')
     p.add_argument('--time-budget', type=float, default=None, help="training seconds for both agents (default: the preset's)")
     p.add_argument('--cold-cache', action='store_true', help='start from an empty cudarl cache (nvcc builds and repair pairs included)')
     p.add_argument('--set', action='append', default=[], metavar='KEY=VALUE', help='override an SFTConfig setting (JSON value)')
-    p.add_argument('--json', default=str(ROOT/'bench'/'results'/'sft_tiny.json'))
+    p.add_argument('--json', default=str(ROOT/'runs'/'sft_tiny'/'sft_tiny.json'))
     a = p.parse_args(argv)
     if a.cold_cache: os.environ['CUDARL_CACHE'] = tempfile.mkdtemp(prefix='cudarl-cold-')
     from cudarl_wb.sft import run_sft, sft_table, _overrides
-    out = Path(a.out or tempfile.mkdtemp(prefix='sft-tiny-'))/'sft_checkpoints'
+    (ROOT/'runs'/'sft_tiny').mkdir(parents=True, exist_ok=True)
+    out = Path(a.out or tempfile.mkdtemp(prefix='run-', dir=ROOT/'runs'/'sft_tiny'))/'sft_checkpoints'
     t0 = time.perf_counter()
     m = run_sft('tiny', out=out, time_budget_s=a.time_budget, **_overrides(a.set))
     wall = time.perf_counter() - t0

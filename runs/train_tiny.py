@@ -1,20 +1,20 @@
 """GRPO on the tiny preset on this CPU: does the held-out compile rate rise across the run?
 
-Issue 9's CPU target. The run is `cudarl-wb train --preset tiny` from a warm start, with more steps and a larger
+The run is `cudarl-wb train --preset tiny` from a warm start, with more steps and a larger
 held-out set than the README's three-step command, so that a change of the greedy held-out rate stands out from
 the noise of a handful of tasks. Rewards are compile-only here (no GPU). With no --generator-checkpoint the
 run makes its own warm start first (230 s of SFT, as the README's command does).
 
-    python bench/train_tiny.py [--generator-checkpoint DIR] [--steps 20] [--eval-tasks 40] [--seed 0] [--out DIR]
+    python runs/train_tiny.py [--generator-checkpoint DIR] [--steps 20] [--eval-tasks 40] [--seed 0] [--out DIR]
 
 Prints the held-out evaluations (final and first-turn compile rate, per tier) and the seconds per step, and
-writes bench/results/train_tiny.json (or --json PATH) with the curves' figure next to the run.
+writes runs/train_tiny/train_tiny.json (or --json PATH), the run itself under runs/train_tiny/ (or --out).
 """
 import argparse, json, os, statistics, sys, tempfile, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT/'bench')]      # the package, and bench/_table.py
 from _table import table
 
 
@@ -30,13 +30,14 @@ def main(argv=None):
     p.add_argument('--temperature', type=float, default=0.8)
     p.add_argument('--start-tier', type=int, default=1, help='the held-out set has tiers 0 and 1; train on both')
     p.add_argument('--seed', type=int, default=0)
-    p.add_argument('--out', default=None, help='run folder (default: a temporary one)')
-    p.add_argument('--json', default=str(ROOT/'bench'/'results'/'train_tiny.json'))
+    p.add_argument('--out', default=None, help='run folder (default: a new one under runs/train_tiny/)')
+    p.add_argument('--json', default=str(ROOT/'runs'/'train_tiny'/'train_tiny.json'))
     a = p.parse_args(argv)
     import torch
-    from cudarl_wb.grpo import GRPOConfig, GRPOTrainer
+    from cudarl_wb.trainer import GRPOConfig, GRPOTrainer
     torch.set_num_threads(min(os.cpu_count() or 1, 8))
-    out = Path(a.out or tempfile.mkdtemp(prefix='train-tiny-'))/'rl'
+    (ROOT/'runs'/'train_tiny').mkdir(parents=True, exist_ok=True)
+    out = Path(a.out or tempfile.mkdtemp(prefix='run-', dir=ROOT/'runs'/'train_tiny'))/'rl'
     cfg = GRPOConfig(preset='tiny', generator_checkpoint=a.generator_checkpoint, output_dir=str(out),
                      num_episodes=a.steps * a.batch_size * a.group_size, batch_size=a.batch_size, group_size=a.group_size,
                      learning_rate=a.learning_rate, temperature=a.temperature, eval_tasks=a.eval_tasks,

@@ -5,15 +5,15 @@ we count: the share of answers that compile (or are correct, on a GPU), the task
 in their group (pass@k: what RL can turn into pass@1), and the groups whose rewards differ at all (a group
 with no spread teaches nothing). Greedy decoding is the first row, for reference.
 
-    python bench/sample_temperature.py CHECKPOINT [--tasks 20] [--samples 4] [--temperatures 1.0 0.8 0.6 0.4]
+    python runs/sample_temperature.py CHECKPOINT [--tasks 20] [--samples 4] [--temperatures 1.0 0.8 0.6 0.4]
 
-Prints a table and writes bench/results/sample_temperature.json (or --json PATH).
+Prints a table and writes runs/sample_temperature/sample_temperature.json (or --json PATH).
 """
 import argparse, json, sys, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT/'bench')]      # the package, and bench/_table.py
 from _table import table
 
 
@@ -24,13 +24,13 @@ def main(argv=None):
     p.add_argument('--samples', type=int, default=4)
     p.add_argument('--temperatures', type=float, nargs='+', default=[1.0, 0.8, 0.6, 0.4])
     p.add_argument('--max-new-tokens', type=int, default=640)
-    p.add_argument('--json', default=str(ROOT/'bench'/'results'/'sample_temperature.json'))
+    p.add_argument('--json', default=str(ROOT/'runs'/'sample_temperature'/'sample_temperature.json'))
     a = p.parse_args(argv)
     import torch
     from cudarl_wb.models import AgentModels
     from cudarl_wb.agents import Generator, Optimizer, Sampling, Tester
     from cudarl_wb.episode import run_episodes
-    from cudarl_wb.grpo import heldout_compositions
+    from cudarl_wb.trainer import heldout_compositions
     device = 'cuda' if torch.cuda.is_available() else 'cpu'
     models = AgentModels.load(a.checkpoint, device=device, dtype=torch.float32 if device == 'cpu' else None, trainable=False)
     tasks = [t.name for t in heldout_compositions(a.tasks)]   # what a GRPO run with seed 0 evaluates on

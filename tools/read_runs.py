@@ -10,16 +10,16 @@ and every training episode in `transcripts.jsonl`. For each run this prints:
   because the timing's cross-check read work outside the stream (`host-clock: …`), the median ratio of their charged
   time to their fastest event time (1 would mean the charge cost nothing), and the turns flagged for leaked device memory.
 
-    python bench/read_runs.py "3e-4=runs/rl_small_3e-4" "1e-3=runs/rl_small_1e-3" [--json PATH]
+    python tools/read_runs.py "3e-4=runs/rl_small_3e-4" "1e-3=runs/rl_small_1e-3" [--json PATH]
 
-Writes the rows to bench/results/read_runs.json (or --json).
+Writes the rows to runs/read_runs/read_runs.json (or --json).
 """
 import argparse, json, re, statistics, sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(ROOT/'bench'))      # bench/_table.py
 from _table import table
 from cudarl_wb.benchmarker import Timing
 from cudarl_wb.episode import load_transcripts     # skips the torn last line of a run that was killed
@@ -76,7 +76,7 @@ def training_turns(run: Path) -> dict:
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('runs', nargs='+', metavar='LABEL=RUN_FOLDER')
-    ap.add_argument('--json', default=str(ROOT/'bench'/'results'/'read_runs.json'))
+    ap.add_argument('--json', default=str(ROOT/'runs'/'read_runs'/'read_runs.json'))
     a = ap.parse_args(argv)
     evals, train = [], []
     for spec in a.runs:

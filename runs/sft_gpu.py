@@ -2,27 +2,27 @@
 and after (target: >= 60% correct on tier-0 held-out compositions, the `elementwise` group). One command, about
 6-8 minutes on an H100 including both measurements:
 
-    python bench/sft_gpu.py --copy-to $OUT
+    python runs/sft_gpu.py --copy-to $OUT
 
-Checkpoints go to --out (default /tmp/sft_small: the weights are too large to bring back); metrics.json,
+Checkpoints go to --out (default runs/sft_gpu/sft_small); metrics.json,
 eval_rows.json, sft_eval.png and this script's JSON are copied to --copy-to. Prints a table.
 """
 import argparse, json, os, shutil, sys, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT/'bench')]      # the package, and bench/_table.py
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument('--preset', default='small')
     p.add_argument('--model', default=None, help='a real checkpoint instead (LoRA agents)')
-    p.add_argument('--out', default='/tmp/sft_small')
+    p.add_argument('--out', default=str(ROOT/'runs'/'sft_gpu'/'sft_small'))
     p.add_argument('--time-budget', type=float, default=None, help="training seconds for both agents (default: the preset's)")
     p.add_argument('--copy-to', default=os.environ.get('OUT'))
     p.add_argument('--set', action='append', default=[], metavar='KEY=VALUE')
-    p.add_argument('--json', default=str(ROOT/'bench'/'results'/'sft_gpu.json'))
+    p.add_argument('--json', default=str(ROOT/'runs'/'sft_gpu'/'sft_gpu.json'))
     p.add_argument('--evaluate', default='both', choices=['both', 'after', 'none'],
                    help="held-out measurements: before and after training (default), after only, or none")
     a = p.parse_args(argv)

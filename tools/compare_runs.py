@@ -3,16 +3,17 @@
 Each run is `LABEL=PATH`, where PATH is a run's output folder, its `final_model/training_metrics.json` or any JSON
 with an `evals` list, or its `last/trainer_state.pt` (a run still going, or stopped early).
 
-    python bench/compare_runs.py --metric fast_0 --title "small on an H200" --out curves.png \\
+    python tools/compare_runs.py --metric fast_0 --title "small on an H200" --out curves.png \\
         "lr 3e-5=runs/rl_small_3e-5" "lr 6e-5=runs/rl_small_6e-5"
 
 `--also first_compile_rate` draws a second metric dashed. Prints one row per evaluation and writes the rows to
---json (default bench/results/compare_runs.json).
+--json (default runs/compare_runs/compare_runs.json).
 """
 import argparse, json, sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT/'bench'))      # bench/_table.py
 from _table import table
 
 
@@ -62,7 +63,7 @@ def main(argv=None):
     ax.grid(alpha=0.3); ax.legend(fontsize=7, loc='upper left', bbox_to_anchor=(1.01, 1.0))
     fig.savefig(a.out, dpi=110, bbox_inches='tight')
     table(rows, ['run', 'step', a.metric] + ([a.also] if a.also else []))
-    out_json = Path(a.json or Path(__file__).resolve().parent/'results'/'compare_runs.json')
+    out_json = Path(a.json or ROOT/'runs'/'compare_runs'/'compare_runs.json')
     out_json.parent.mkdir(parents=True, exist_ok=True)
     out_json.write_text(json.dumps(rows, indent=1))
     print(f'wrote {a.out} and {out_json}')
