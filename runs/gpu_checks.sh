@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every GPU check of the project, in stages, for a lent GPU machine (torch with CUDA, nvcc, pytest there;
-# nbdev & co. carried as wheels in .whl/). Usage from the repo root:  bash bench/gpu_checks.sh STAGE...
+# Every GPU check of the project, in stages, for a GPU machine (torch with CUDA, nvcc, pytest there;
+# nbdev & co. carried as wheels in .whl/). Usage from the repo root:  bash runs/gpu_checks.sh STAGE...
 # Stages: setup info notebooks pytest hostile compile suite rollout timing eval models planner data reward
 #         grpo_smoke sft_small grpo_small (grpo_small needs the sft_small checkpoint of the same warm machine)
 # Logs and JSON figures are collected in one folder and packed into $OUT/gpu_logs.tgz at the end (the
@@ -37,7 +37,7 @@ for stage in "$@"; do case $stage in
   reward)    run reward_gpu python3 bench/reward_gpu.py --out "$OUTDIR/reward_gpu.json" ;;
   grpo_smoke) run grpo_smoke python3 -m cudarl_wb.cli train --preset tiny --sft-budget 0 --num-episodes 16 --batch-size 1 --group-size 8 \
                  --max-new-tokens 128 --eval-tasks 4 --output-dir runs/grpo_smoke ;;
-  sft_small) run sft_small python3 bench/sft_gpu.py --out runs/sft_small --copy-to "$OUTDIR" ;;
+  sft_small) run sft_small python3 runs/sft_gpu.py --out runs/sft_small --copy-to "$OUTDIR" ;;
   grpo_small)  # GRPO on the small preset from the SFT checkpoint the sft_small stage left (same warm machine)
              run grpo_small python3 -m cudarl_wb.cli train --preset small --generator-checkpoint runs/sft_small --output-dir runs/rl_small \
                  --num-episodes 4000 --batch-size ${GRPO_BATCH:-4} --group-size 8 --eval-tasks ${GRPO_EVAL:-32} --eval-every ${GRPO_EVAL_EVERY:-6} \
