@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from fastcore.basics import patch
 from .core import *
 
 # %% auto #0
@@ -23,7 +24,7 @@ __all__ = ['MAX_TEXT_CHARS', 'MAX_SOURCE_CHARS', 'MAX_LOG_CHARS', 'MAX_MESSAGE_C
            'occupancy_table', 'launch_configs', 'host_imports', 'has_syscall', 'exported_functions', 'import_issues',
            'toolchain', 'nvcc_commands', 'build_key', 'split_extra_sources', 'compile_candidate', 'compile_text',
            'available_cores', 'compile_many', 'feedback', 'kernel_report_html', 'inspect_kernel', 'cubin_of',
-           'driver_occupancy', 'cache_info', 'prune_cache', 'compile_args', 'compile_command']
+           'driver_occupancy', 'cache_info', 'prune_cache', 'CompileOptions', 'compile_args', 'compile_command']
 
 # %% ../nbs/04_compiler.ipynb #e27292df
 MAX_TEXT_CHARS = 200_000      # model text longer than this is refused unread
@@ -44,6 +45,7 @@ class CodeBlock:
     line: int          # line of the text where the code starts (1-based)
     closed: bool       # False when the text ended inside the block: a truncated response
 
+# %% ../nbs/04_compiler.ipynb #8d688586
 _FENCE_OPEN = re.compile(r'^ {0,3}(`{3,}|~{3,})[ \t]*([\w+.#-]*)')
 
 def code_blocks(text: str) -> list[CodeBlock]:
@@ -77,6 +79,7 @@ def _as_text(text, limit: int = MAX_TEXT_CHARS) -> tuple[str | None, str]:
     if '\x00' in text: return None, f'the text contains a NUL character (offset {text.index(chr(0))}): binary data, not code'
     return text.replace('\r\n', '\n'), ''
 
+# %% ../nbs/04_compiler.ipynb #65075f39
 def _has_kernel(code: str) -> bool: return re.search(r'\b__global__\b', code) is not None
 def _has_launcher(code: str, name: str = 'launch') -> bool:
     return 'extern' in code and re.search(rf'\bvoid\s+{re.escape(name)}\s*\(', code) is not None
@@ -135,6 +138,7 @@ class SourceFunction:
     device: bool       # `__global__`/`__device__` and not `__host__`: runs on the GPU only
     extern_c: bool
 
+# %% ../nbs/04_compiler.ipynb #3c3c6dc4
 @dataclass
 class SourceView:
     "A source after line splicing, with comments and literals blanked, its functions and its device code."
@@ -147,19 +151,24 @@ class SourceView:
     _newlines: list = field(default_factory=list, repr=False)
     _splices: list = field(default_factory=list, repr=False)
 
-    def line(self, pos: int) -> int:
-        "The line of the original source that holds character `pos` of the views."
-        return 1 + bisect.bisect_right(self._newlines, pos - 1) + bisect.bisect_right(self._splices, pos)
+# %% ../nbs/04_compiler.ipynb #ea55cb22
+@patch
+def line(self: SourceView, pos: int) -> int:
+    "The line of the original source that holds character `pos` of the views."
+    return 1 + bisect.bisect_right(self._newlines, pos - 1) + bisect.bisect_right(self._splices, pos)
 
-    @property
-    def device_spans(self) -> list: return sorted(f.body for f in self.functions if f.device)
+# %% ../nbs/04_compiler.ipynb #4dd33cd5
+@patch(as_prop=True)
+def device_spans(self: SourceView) -> list: return sorted(f.body for f in self.functions if f.device)
 
-    def in_device(self, pos: int) -> bool:
-        "True when `pos` lies inside the body of a device-only function."
-        if '_starts' not in self.__dict__:      # device bodies never overlap: one bisect finds the candidate
-            self._spans = self.device_spans; self._starts = [a for a, _ in self._spans]
-        i = bisect.bisect_right(self._starts, pos) - 1
-        return i >= 0 and pos < self._spans[i][1]
+# %% ../nbs/04_compiler.ipynb #a388e0e3
+@patch
+def in_device(self: SourceView, pos: int) -> bool:
+    "True when `pos` lies inside the body of a device-only function."
+    if '_starts' not in self.__dict__:
+        self._spans = self.device_spans; self._starts = [a for a, _ in self._spans]
+    i = bisect.bisect_right(self._starts, pos) - 1
+    return i >= 0 and pos < self._spans[i][1]
 
 # %% ../nbs/04_compiler.ipynb #b49bd4eb
 def _balanced_end(s: str, i: int, open_: str = '(', close: str = ')') -> int:
@@ -172,6 +181,7 @@ def _balanced_end(s: str, i: int, open_: str = '(', close: str = ')') -> int:
             if depth == 0: return j + 1
     return len(s)
 
+# %% ../nbs/04_compiler.ipynb #7a319a16
 _ATTRIBUTE = re.compile(r'__attribute__\s*\(\(|__launch_bounds__\s*\(|__align__\s*\(|alignas\s*\(|__declspec\s*\(|\[\[')
 
 def _strip_attributes(head: str) -> str:
@@ -183,11 +193,13 @@ def _strip_attributes(head: str) -> str:
         head = head[:start] + ' ' + head[end:]
     return head
 
+# %% ../nbs/04_compiler.ipynb #f3de7e9d
 def _strip_template(head: str) -> str:
     "`head` without a leading `template <…>` clause (nested angle brackets allowed)."
     m = re.match(r'\s*template\s*<', head)
     return head[_balanced_end(head, m.end() - 1, '<', '>'):] if m else head
 
+# %% ../nbs/04_compiler.ipynb #ae8a0052
 def _classify_head(head: str) -> tuple[str, str | None, str, str]:
     "What a `{` opens, from the text before it: ('scope'|'device'|'host', function name, prefix, params)."
     h = _strip_template(_strip_attributes(head)).strip()
@@ -228,6 +240,7 @@ def _functions(code_nopp: str, code: str, text: str) -> tuple[list[SourceFunctio
     if stack: reliable = False
     return funcs, reliable
 
+# %% ../nbs/04_compiler.ipynb #0d3021de
 def _conditionals_balance(code: str, directives: list) -> bool:
     "True when every branch of every #if opens and closes as many braces as it closes and opens."
     events = sorted([(p, n) for p, n, _ in directives if n in ('if', 'ifdef', 'ifndef', 'elif', 'elifdef', 'elifndef', 'else', 'endif')] +
@@ -242,6 +255,7 @@ def _conditionals_balance(code: str, directives: list) -> bool:
         elif what == 'endif': starts.pop()
     return not starts
 
+# %% ../nbs/04_compiler.ipynb #0191f40a
 @lru_cache(maxsize=256)   # one source is read by the static check, the launch reader and the report: scan it once
 def scan_source(source: str) -> SourceView:
     "Splice lines, blank comments and literals, find directives, functions and device code."
@@ -302,6 +316,7 @@ ALLOWED_DIRECTIVES = frozenset({'', 'include', 'define', 'undef', 'if', 'ifdef',
 ALLOWED_PRAGMAS = re.compile(r'(unroll|nounroll|once|pack|message|nv_diag_\w+|diag_\w+|nv_exec_check_disable|hd_warning_disable|'
                              r'(GCC|clang)\s+(diagnostic|unroll|ivdep))\b')
 
+# %% ../nbs/04_compiler.ipynb #093bf692
 # category: (what the names do, names or regex, checked in device code too)
 FORBIDDEN = {
     'process': ('runs, signals or ends a process', 'system popen pclose fork vfork clone clone3 execl execle execlp execv execve '
@@ -350,12 +365,14 @@ def _resolve_task(task):
     from cudarl_wb.tasks import get_task
     return get_task(str(task))
 
+# %% ../nbs/04_compiler.ipynb #1459c953
 def _launcher_name(task) -> str | None:
     "The name of `task`'s launcher (None without a task); tasks, and with them torch, are imported only when needed."
     if task is None: return None
     from cudarl_wb.tasks import parse_signature
     return parse_signature(task.signature)[0]
 
+# %% ../nbs/04_compiler.ipynb #c0cb8a30
 def _split_params(params: str) -> list[str]:
     out, depth, cur = [], 0, ''
     for ch in params:
@@ -365,6 +382,7 @@ def _split_params(params: str) -> list[str]:
         else: cur += ch
     return [p for p in out + [cur] if p.strip()] if params.strip() not in ('', 'void') else []
 
+# %% ../nbs/04_compiler.ipynb #8c58e4c1
 _TYPE_WORDS = {'int', 'long', 'short', 'char', 'float', 'double', 'unsigned', 'signed', 'int64_t', 'int32_t', 'size_t', 'cudaStream_t'}
 
 def _normalise_param(p: str, i: int) -> str:
@@ -376,6 +394,7 @@ def _normalise_param(p: str, i: int) -> str:
     if p.endswith('*') or len(words) == 1 or words[-1] in _TYPE_WORDS: p += f' _p{i}'   # an unnamed parameter
     return p
 
+# %% ../nbs/04_compiler.ipynb #c36e3455
 def _launcher_issues(view: SourceView, task) -> list[StaticIssue]:
     from cudarl_wb.tasks import parse_signature
     name, want = parse_signature(task.signature)
@@ -398,7 +417,7 @@ def _launcher_issues(view: SourceView, task) -> list[StaticIssue]:
                                   f'({", ".join(p.ctype for p in want)}): `{task.signature}`', line))
     return issues
 
-# %% ../nbs/04_compiler.ipynb #1459c953
+# %% ../nbs/04_compiler.ipynb #ea0540a2
 def _nests(s: str, pair: str) -> bool:
     "True when the brackets `pair` in `s` nest properly: never more closed than opened, all closed at the end."
     depth = 0
@@ -407,6 +426,7 @@ def _nests(s: str, pair: str) -> bool:
         if depth < 0: return False
     return depth == 0
 
+# %% ../nbs/04_compiler.ipynb #b52c75a2
 def _directive_issues(view: SourceView) -> list[StaticIssue]:
     issues = []
     for pos, name, rest in view.directives:
@@ -439,6 +459,7 @@ def _directive_issues(view: SourceView) -> list[StaticIssue]:
             issues.append(StaticIssue('bad-pragma', '`_Pragma(…)` is only allowed for unroll, once and diagnostics', view.line(m.start())))
     return issues
 
+# %% ../nbs/04_compiler.ipynb #b5be93c4
 def _forbidden_issues(view: SourceView) -> list[StaticIssue]:
     issues, seen = [], set()
     pp_lines = [(p, p + len(view.code[p:].split('\n', 1)[0])) for p, _, _ in view.directives]
@@ -457,6 +478,7 @@ def _forbidden_issues(view: SourceView) -> list[StaticIssue]:
             issues.append(StaticIssue('forbidden-attribute', f'the attribute `{bad.group()}` {FORBIDDEN["attribute"][0]}', view.line(m.start())))
     return issues
 
+# %% ../nbs/04_compiler.ipynb #e0e12be7
 def _launches_kernel(view: SourceView) -> bool:
     return any(not view.in_device(m.start()) for m in re.finditer(r'<<<|\bcudaLaunch(?:Kernel|KernelEx|CooperativeKernel)\b', view.code))
 
@@ -486,6 +508,7 @@ def normalize_arch(arch) -> str:
     if not m: raise ValueError(f'not a GPU architecture: {arch!r} (use sm_80, sm_90, sm_100, …)')
     return f'sm_{m.group(1)}{m.group(2)}'
 
+# %% ../nbs/04_compiler.ipynb #16519dec
 @lru_cache(None)
 def _gpu_arch() -> str | None:
     try:
@@ -509,6 +532,7 @@ def _gpu_arch() -> str | None:
         return f'sm_{major}{minor}'
     return None
 
+# %% ../nbs/04_compiler.ipynb #ef4adfb4
 def default_arch() -> str:
     "The target arch: `$CUDARL_ARCH`, else the first visible GPU's compute capability, else `sm_90`."
     if os.environ.get('CUDARL_ARCH'): return normalize_arch(os.environ['CUDARL_ARCH'])
@@ -530,12 +554,14 @@ def demangle(names: list[str]) -> list[str]:
     out = r.stdout.split('\n')
     return [o.strip() or n for n, o in zip(names, out)] if r.returncode == 0 and len(out) >= len(names) else names
 
+# %% ../nbs/04_compiler.ipynb #fbbcf295
 def short_name(name: str) -> str:
     "`void scale<4>(float*, int)` → `scale`: a kernel's name as written in the source."
     s = name.split('(')[0]
     while re.search(r'<[^<>]*>', s): s = re.sub(r'<[^<>]*>', '', s)
     return s.split()[-1].split('::')[-1] if s.split() else name
 
+# %% ../nbs/04_compiler.ipynb #9e7e78d4
 def _caret_column(echo: str, caret: str, original: str) -> int | None:
     i = caret.find('^')
     if i < 0: return None
@@ -544,6 +570,7 @@ def _caret_column(echo: str, caret: str, original: str) -> int | None:
         if frag and original.count(frag) == 1: return original.index(frag) + 1
     return None
 
+# %% ../nbs/04_compiler.ipynb #61f3bc9d
 def _definition_line(source: str, kernel: str) -> int | None:
     m = re.search(rf'\b{re.escape(short_name(kernel))}\s*\(', scan_source(source).code_nopp) if source else None
     return source[:m.start()].count('\n') + 1 if m else None
@@ -629,9 +656,11 @@ class ArchLimits:
     warp_size: int = 32
     max_threads_per_block: int = 1024
 
-    @property
-    def max_warps_per_sm(self) -> int: return self.max_threads_per_sm // self.warp_size
+# %% ../nbs/04_compiler.ipynb #9c66af1c
+@patch(as_prop=True)
+def max_warps_per_sm(self: ArchLimits) -> int: return self.max_threads_per_sm // self.warp_size
 
+# %% ../nbs/04_compiler.ipynb #bd2caaaa
 _KB = 1024
 ARCHS = {a.arch: a for a in [
     ArchLimits('sm_70', 2048, 32, 96 * _KB, 96 * _KB, 0, 2, 256),       # V100
@@ -652,6 +681,7 @@ def arch_limits(arch: str) -> ArchLimits:
     if a not in ARCHS: raise ValueError(f'no occupancy limits for {arch}; known: {", ".join(ARCHS)}')
     return ARCHS[a]
 
+# %% ../nbs/04_compiler.ipynb #67c966d3
 def _round_up(x: int, m: int) -> int: return -(-x // m) * m
 
 def theoretical_occupancy(kernel: KernelResources, block_size: int, arch: str = 'sm_90', dynamic_smem: int = 0) -> dict:
@@ -677,6 +707,7 @@ def theoretical_occupancy(kernel: KernelResources, block_size: int, arch: str = 
                 max_warps=L.max_warps_per_sm, occupancy=blocks * warps / L.max_warps_per_sm,
                 limited_by=next(k for k, v in limits.items() if v == blocks), launchable=blocks > 0)
 
+# %% ../nbs/04_compiler.ipynb #5ad3c2c3
 def occupancy_table(kernel: KernelResources, arch: str = 'sm_90', block_sizes=(64, 128, 256, 512, 1024), dynamic_smem: int = 0) -> list[dict]:
     "`theoretical_occupancy` at several block sizes: which block size the kernel's resources allow."
     return [theoretical_occupancy(kernel, b, arch, dynamic_smem) for b in block_sizes]
@@ -697,6 +728,7 @@ def _constants(code: str, directives: list) -> dict:
     for m in re.finditer(r'\bdim3\s+([A-Za-z_]\w*)\s*(?:=\s*dim3\s*)?[({]([^;]*?)[)}]\s*;', code): put(m.group(1), f'dim3({m.group(2)})')
     return found
 
+# %% ../nbs/04_compiler.ipynb #9bacf0f8
 def _eval_int(expr: str, env: dict, depth: int = 0) -> int | None:
     "The value of a C integer expression made of literals, known names, sizeof, dim3(…), min/max; None if unknown."
     if expr is None or depth > 8: return None
@@ -726,6 +758,7 @@ def _eval_int(expr: str, env: dict, depth: int = 0) -> int | None:
         return None
     return ev(tree)
 
+# %% ../nbs/04_compiler.ipynb #20023624
 def launch_configs(source: str) -> list[dict]:
     "Each `kernel<<<grid, block, smem, stream>>>` in host code with its block size and dynamic shared memory where known."
     view = scan_source(source) if isinstance(source, str) else source
@@ -761,17 +794,20 @@ def host_imports(obj_path) -> list[str]:
     r = run_capped(['nm', '-u', '--format=posix', str(obj_path)], timeout=30)
     return sorted({l.split()[0] for l in r.stdout.splitlines() if l.strip()})
 
+# %% ../nbs/04_compiler.ipynb #767309be
 def has_syscall(obj_path) -> bool:
     "True when the object's host machine code contains a system-call instruction."
     r = run_capped(['objdump', '-d', '--no-show-raw-insn', str(obj_path)], timeout=30, max_output=64 << 20)
     return re.search(r'\s(syscall|sysenter|int\s+\$0x80)\b', r.stdout) is not None
 
+# %% ../nbs/04_compiler.ipynb #1e42fea1
 def exported_functions(lib_path) -> list[str]:
     "C-named functions a shared library exports (what `dlsym` can find), without the CUDA runtime's own."
     r = run_capped(['nm', '-D', '--defined-only', '--format=posix', str(lib_path)], timeout=30)
     names = [p[0] for l in r.stdout.splitlines() if len(p := l.split()) >= 2 and p[1] in 'TW']
     return sorted(n for n in names if not n.startswith(('_', 'cuda', 'cu')))
 
+# %% ../nbs/04_compiler.ipynb #ca2287d5
 def import_issues(imports: list[str], syscall: bool = False) -> list[StaticIssue]:
     "Refusals for imports outside `ALLOWED_IMPORTS` (or on the forbidden list) and for a `syscall` instruction."
     bad = [s for s in imports if not ALLOWED_IMPORTS.fullmatch(s) or FORBIDDEN_RUNTIME.fullmatch(s)]
@@ -781,7 +817,7 @@ def import_issues(imports: list[str], syscall: bool = False) -> list[StaticIssue
     return issues
 
 # %% ../nbs/04_compiler.ipynb #854c7247
-BUILD_VERSION = 2   # bump when the build or what is cached changes (2: exit() host stubs of __device__ functions allowed)
+BUILD_VERSION = 2   # bump when the build or what is cached changes
 
 @lru_cache(None)
 def toolchain() -> str:
@@ -790,6 +826,7 @@ def toolchain() -> str:
     host = run_capped([cxx, '-dumpfullversion'], timeout=30).stdout.strip() if cxx else 'none'
     return f'nvcc {nvcc_version()}; g++ {host}'
 
+# %% ../nbs/04_compiler.ipynb #fa704246
 def nvcc_commands(arch: str, flags=(), cudart: str = 'static') -> tuple[list[str], list[str]]:
     "The compile and link command lines (without input and output files)."
     if cudart not in ('static', 'shared'): raise ValueError(f"cudart must be 'static' or 'shared', not {cudart!r}")
@@ -797,10 +834,12 @@ def nvcc_commands(arch: str, flags=(), cudart: str = 'static') -> tuple[list[str
     link = [nvcc_path(), '-shared', f'-arch={arch}', f'-cudart={cudart}', '-Xlinker', '-z,defs']
     return compile_, link
 
+# %% ../nbs/04_compiler.ipynb #b21ee32a
 def build_key(source: str, arch: str, flags=(), cudart: str = 'static') -> str:
     "The content address of a build."
     return content_hash(source, arch, '\x1f'.join(flags), cudart, toolchain(), BUILD_VERSION)
 
+# %% ../nbs/04_compiler.ipynb #74bc0ef1
 def _limited(cmd: list[str]) -> list[str]:
     return ['prlimit', f'--fsize={MAX_FILE_BYTES}', '--core=0', '--', *cmd] if shutil.which('prlimit') else cmd
 
@@ -819,6 +858,7 @@ def _build_lock(root: Path, key: str, wait: float):
         finally:
             if got: fcntl.flock(f, fcntl.LOCK_UN)
 
+# %% ../nbs/04_compiler.ipynb #083ee7d0
 def _load_cached(folder: Path) -> CompileResult | None:
     try: r = CompileResult.from_json((folder/'result.json').read_text())
     except (OSError, ValueError, TypeError, KeyError): return None
@@ -829,6 +869,7 @@ def _load_cached(folder: Path) -> CompileResult | None:
     except OSError: pass
     return r
 
+# %% ../nbs/04_compiler.ipynb #c31c1c79
 _SOURCE_SUFFIXES = ('.cu', '.cpp', '.cc', '.c', '.o')
 
 def split_extra_sources(flags) -> tuple[tuple, tuple]:
@@ -836,6 +877,7 @@ def split_extra_sources(flags) -> tuple[tuple, tuple]:
     files = tuple(f for f in flags if str(f).endswith(_SOURCE_SUFFIXES) and Path(f).is_file())
     return tuple(f for f in flags if f not in files), files
 
+# %% ../nbs/04_compiler.ipynb #f167db06
 def _extra_object(path, arch: str, flags, timeout: float, root: Path) -> tuple[Path | None, str]:
     "A trusted helper source compiled once into a cached object (objects are used as they are)."
     path = Path(path)
@@ -853,6 +895,7 @@ def _extra_object(path, arch: str, flags, timeout: float, root: Path) -> tuple[P
         os.replace(Path(d, 'helper.o'), obj)
     return obj, ''
 
+# %% ../nbs/04_compiler.ipynb #6db488bf
 def _build(source: str, arch: str, flags, cudart: str, key: str, timeout: float, root: Path, keep: bool, extra_sources=()) -> CompileResult:
     "Build in a fresh folder under `root`; with `keep`, publish it as `root/key` (atomically)."
     t0 = time.perf_counter()
@@ -904,7 +947,7 @@ def _build(source: str, arch: str, flags, cudart: str, key: str, timeout: float,
     r.lib_path = str(final/'candidate.so') if ok else None
     return r
 
-# %% ../nbs/04_compiler.ipynb #fa704246
+# %% ../nbs/04_compiler.ipynb #6044f4c5
 def _occupancy_report(r: CompileResult, block_size: int | None = None, launches: list | None = None) -> dict:
     "Per kernel (by short name): theoretical occupancy at its launch's block size (256 assumed when unknown)."
     try: arch_limits(r.arch)
@@ -921,6 +964,7 @@ def _occupancy_report(r: CompileResult, block_size: int | None = None, launches:
         out[name] = {**o, 'assumed_block': block is None}
     return out
 
+# %% ../nbs/04_compiler.ipynb #e81ad38e
 def compile_candidate(source: str, task=None, arch: str | None = None, timeout: float = 60, cache: bool = True, flags: tuple = (),
                       *, check: bool = True, cudart: str = 'static') -> CompileResult:
     "Check and build `source` (CUDA C++ with an `extern \"C\"` launcher) into a shared library, with its resource report."
@@ -988,6 +1032,7 @@ def available_cores() -> int:
     try: return len(os.sched_getaffinity(0))
     except (AttributeError, OSError): return os.cpu_count() or 1
 
+# %% ../nbs/04_compiler.ipynb #60414c3b
 def compile_many(sources_or_texts, task=None, workers: int | None = None, progress: bool = False, **kw) -> list[CompileResult]:
     "`compile_text` for each item (model text or bare source), `workers` at a time; `task` is one task or one per item."
     items = list(sources_or_texts)
@@ -1081,6 +1126,7 @@ def _header_html(r: CompileResult) -> str:
     if unplaced: out += '<ul>' + ''.join(f'<li style="color:#cf222e">{html.escape(d.message)}</li>' for d in unplaced) + '</ul>'
     return out
 
+# %% ../nbs/04_compiler.ipynb #79ead4e0
 def _resources_html(r: CompileResult, block_size: int | None = None) -> str:
     if not r.kernels: return ''
     occ = _occupancy_report(r, block_size)
@@ -1099,6 +1145,7 @@ def _resources_html(r: CompileResult, block_size: int | None = None) -> str:
     note = '<br><small>* block size not readable from the launch: 256 assumed</small>' if any(o.get('assumed_block') for o in occ.values()) else ''
     return '<table>' + ''.join(rows) + '</table>' + note
 
+# %% ../nbs/04_compiler.ipynb #1b1436b3
 def _source_html(r: CompileResult, max_lines: int = 2000) -> str:
     if not r.source: return ''
     marks = {}
@@ -1114,11 +1161,13 @@ def _source_html(r: CompileResult, max_lines: int = 2000) -> str:
         out += [f'<div class="{"msg" if k == "err" else "wmsg"}">{"✗" if k == "err" else "⚠"} {html.escape(m)}</div>' for k, m in marks.get(n, [])]
     return '<div class="src"><pre>' + ''.join(out) + '</pre></div>'
 
+# %% ../nbs/04_compiler.ipynb #a6ab4474
 def kernel_report_html(result: CompileResult, block_size: int | None = None) -> str:
     "The inspector's content as one HTML string: header, resources with occupancy, marked source, log."
     log = f'<details><summary>full log ({len(result.log):,} characters)</summary><pre>{html.escape(result.log)}</pre></details>' if result.log else ''
     return f'<div class="cudarl-k">{_CSS}{_header_html(result)}{_resources_html(result, block_size)}{_source_html(result)}{log}</div>'
 
+# %% ../nbs/04_compiler.ipynb #57c5585f
 def inspect_kernel(result: CompileResult, block_size: int | None = None):
     "An ipywidgets view of `result`: verdict, resources and occupancy (with a block-size slider), marked source, log."
     import ipywidgets as W
@@ -1152,6 +1201,7 @@ def cubin_of(source: str, arch: str | None = None, flags=(), timeout: float = 60
         if r.returncode != 0: raise RuntimeError(f'nvcc -cubin failed:\n{log[-2000:]}')
         return Path(d, 'k.cubin').read_bytes(), parse_ptxas(log), [m.group(1) for m in re.finditer(r"Compiling entry function '([^']+)'", log)]
 
+# %% ../nbs/04_compiler.ipynb #6a88d152
 def driver_occupancy(cubin: bytes, kernel: str, block_sizes=(64, 128, 256, 512, 1024), dynamic_smem: int = 0, device: int = 0) -> dict:
     "The CUDA driver's view of `kernel` (mangled name) in `cubin`: registers, shared/local bytes and active blocks per SM by block size."
     import ctypes
@@ -1192,6 +1242,7 @@ def cache_info() -> dict:
     entries = [p for p in root.iterdir() if p.is_dir() and not p.name.startswith('.')]
     return dict(path=str(root), builds=len(entries), bytes=sum(f.stat().st_size for p in entries for f in p.iterdir() if f.is_file()))
 
+# %% ../nbs/04_compiler.ipynb #0ef6920b
 def prune_cache(max_bytes: int = 2 << 30, older_than_s: float = 3600) -> int:
     "Delete least recently used builds until the cache holds at most `max_bytes`; returns how many were removed."
     root, removed = cache_dir('builds'), 0
@@ -1208,15 +1259,22 @@ def prune_cache(max_bytes: int = 2 << 30, older_than_s: float = 3600) -> int:
     return removed
 
 # %% ../nbs/04_compiler.ipynb #a72c69d3
+@dataclass
+class CompileOptions:
+    "The build settings `cudarl-wb compile` takes from the command line."
+    task: str | None = option(None, 'check the launcher against this task (see `cudarl-wb tasks`)')
+    arch: str | None = option(None, 'target architecture, e.g. sm_90; without it, the GPU here, else sm_90')
+    block_size: int | None = option(None, 'block size for occupancy; without it, read from the launch, else 256')
+    timeout: float = option(60, 'seconds before nvcc is stopped')
+    no_cache: bool = option(False, 'build even when the cache has this build')
+
+# %% ../nbs/04_compiler.ipynb #8e256886
 def compile_args(p):
     p.add_argument('file', metavar='FILE', help='a .cu file or a model response in Markdown; - reads standard input')
-    p.add_argument('--task', help='check the launcher against this task (see `cudarl-wb tasks`)')
-    p.add_argument('--arch', help='target architecture, e.g. sm_90 (default: the GPU here, else sm_90)')
-    p.add_argument('--block-size', type=int, help='block size for occupancy (default: read from the launch, else 256)')
-    p.add_argument('--timeout', type=float, default=60, help='seconds before nvcc is stopped (default 60)')
-    p.add_argument('--no-cache', action='store_true', help='build even when the cache has this build')
+    add_options(p, CompileOptions)
     p.add_argument('--json', action='store_true', help='print the CompileResult as JSON')
 
+# %% ../nbs/04_compiler.ipynb #55954023
 def compile_command(args) -> int:
     "Check and build FILE; print the report (or JSON); 0 when it built, 1 when not."
     try: data = sys.stdin.buffer.read() if args.file == '-' else Path(args.file).read_bytes()
