@@ -25,8 +25,8 @@ __all__ = ['MAX_TEXT_CHARS', 'MAX_SOURCE_CHARS', 'MAX_LOG_CHARS', 'MAX_MESSAGE_C
            'exported_functions', 'load_time_functions', 'import_issues', 'landlock_abi', 'toolkit_root', 'compiler_env',
            'confined', 'confinement', 'toolchain', 'nvcc_commands', 'build_key', 'split_extra_sources',
            'compile_candidate', 'compile_text', 'available_cores', 'compile_many', 'feedback', 'kernel_report_html',
-           'inspect_kernel', 'cubin_of', 'driver_occupancy', 'cache_info', 'prune_cache', 'CompileOptions',
-           'compile_args', 'compile_command']
+           'kernel_report_text', 'inspect_kernel', 'cubin_of', 'driver_occupancy', 'cache_info', 'prune_cache',
+           'CompileOptions', 'compile_args', 'compile_command']
 
 # %% ../nbs/04_compiler.ipynb #e27292df
 MAX_TEXT_CHARS = 200_000      # model text longer than this is refused unread
@@ -1378,7 +1378,9 @@ _CSS = ('<style>.cudarl-k{font-family:ui-monospace,SFMono-Regular,Menlo,monospac
         '.cudarl-k th{background:#f6f8fa}.cudarl-k .src{max-height:420px;overflow:auto;border:1px solid #d0d7de}'
         '.cudarl-k .ln{color:#6e7781;display:inline-block;width:3.5em;text-align:right;padding-right:8px;user-select:none}'
         '.cudarl-k .err{background:#ffebe9}.cudarl-k .warn{background:#fff8c5}.cudarl-k .msg{color:#cf222e;padding-left:4.5em;white-space:pre-wrap}'
-        '.cudarl-k .wmsg{color:#9a6700;padding-left:4.5em;white-space:pre-wrap}.cudarl-k pre{margin:0}</style>')
+        '.cudarl-k .wmsg{color:#9a6700;padding-left:4.5em;white-space:pre-wrap}.cudarl-k pre{margin:0}'
+        '.cudarl-k .src pre{white-space:pre;overflow-x:auto}.cudarl-k .src pre>div{white-space:pre;min-width:max-content}'
+        '.cudarl-k .nolaunch{color:#cf222e;font-weight:bold;background:#ffebe9}.cudarl-k .note{font-size:11px;margin:0;line-height:1.2}</style>')
 
 def _header_html(r: CompileResult) -> str:
     colour = _VERDICT_COLOURS.get(r.verdict, '#6e7781')
@@ -1405,11 +1407,13 @@ def _resources_html(r: CompileResult, block_size: int | None = None) -> str:
                  f'<td>{_fmt_bytes(k.shared_bytes)}</td>',
                  f'<td style="{"color:#cf222e;font-weight:bold" if k.spills else ""}">{k.spill_store_bytes} / {k.spill_load_bytes} B</td>',
                  f'<td>{k.stack_bytes} B</td>', f'<td>{k.barriers}</td>']
-        if o: cells += [f'<td>{o["block_size"]}{"*" if o.get("assumed_block") else ""}</td>', f'<td>{o["occupancy"]:.0%}</td>',
-                        f'<td style="text-align:left">{html.escape(o["limited_by"])}</td>']
+        block = f'<td>{o["block_size"]}{"*" if o.get("assumed_block") else ""}</td>' if o else '<td></td>'
+        if o and o['launchable']: cells += [block, f'<td>{o["occupancy"]:.0%}</td>', f'<td style="text-align:left">{html.escape(o["limited_by"])}</td>']
+        elif o: cells += [block, '<td class="nolaunch">cannot launch</td>',      # the words feedback() uses
+                          f'<td class="nolaunch" style="text-align:left">not enough {html.escape(o["limited_by"])}</td>']
         else: cells += ['<td></td>'] * 3
         rows.append('<tr>' + ''.join(cells) + '</tr>')
-    note = '<br><small>* block size not readable from the launch: 256 assumed</small>' if any(o.get('assumed_block') for o in occ.values()) else ''
+    note = '<p class="note">* block size not readable from the launch: 256 assumed</p>' if any(o.get('assumed_block') for o in occ.values()) else ''
     return '<table>' + ''.join(rows) + '</table>' + note
 
 # %% ../nbs/04_compiler.ipynb #1b1436b3
@@ -1435,25 +1439,60 @@ def kernel_report_html(result: CompileResult, block_size: int | None = None) -> 
     return f'<div class="cudarl-k">{_CSS}{_header_html(result)}{_resources_html(result, block_size)}{_source_html(result)}{log}</div>'
 
 # %% ../nbs/04_compiler.ipynb #57c5585f
+def kernel_report_text(result: CompileResult, block_size: int | None = None) -> str:
+    "The inspector's content as plain text: verdict, arch, time and key, then what `feedback` tells the model."
+    r = result
+    took = f'cache hit in {r.seconds * 1e3:.1f} ms' if r.cache_hit else f'{r.seconds:.2f} s'
+    return f'{r.verdict}  {r.arch}  {took}' + (f'  key {r.key}' if r.key else '') + '\n' + feedback(r, max_errors=10, block_size=block_size)
+
+# %% ../nbs/04_compiler.ipynb #fc7ce464
+@lru_cache(None)
+def _inspector_class():
+    import ipywidgets as W
+    class KernelInspector(W.VBox):
+        "The kernel inspector's widgets, shown as the text report where widgets cannot be drawn."
+        def __repr__(self):
+            if not hasattr(self, 'as_launched'): return super().__repr__()       # still being built
+            return kernel_report_text(self.result, None if self.as_launched.value else self.slider.value)
+        def _repr_pretty_(self, p, cycle): p.text(repr(self))
+        def _repr_mimebundle_(self, **kw):
+            return {**super()._repr_mimebundle_(**kw), 'text/plain': repr(self)}
+    return KernelInspector
+
+def _launched_block(r: CompileResult) -> int:
+    "The block size the source launches its first readable kernel with; 256 when no launch can be read."
+    occ = r.extra.get('occupancy_detail') or _occupancy_report(r)
+    return next((o['block_size'] for o in occ.values() if not o.get('assumed_block')), 256)
+
+# %% ../nbs/04_compiler.ipynb #60c7978d
 def inspect_kernel(result: CompileResult, block_size: int | None = None):
     "An ipywidgets view of `result`: verdict, resources and occupancy (with a block-size slider), marked source, log."
     import ipywidgets as W
-    table = W.HTML(f'<div class="cudarl-k">{_CSS}{_resources_html(result, block_size)}</div>')
-    parts = [W.HTML(f'<div class="cudarl-k">{_CSS}{_header_html(result)}</div>')]
-    if result.kernels:
-        slider = W.IntSlider(value=block_size or 256, min=32, max=1024, step=32, description='block size', continuous_update=True)
-        reset = W.Checkbox(value=block_size is None, description='as launched', indent=False)
-        def update(_=None):
-            table.value = f'<div class="cudarl-k">{_CSS}{_resources_html(result, None if reset.value else slider.value)}</div>'
-        slider.observe(lambda ch: (setattr(reset, 'value', False), update()), 'value'); reset.observe(update, 'value')
-        parts += [W.HBox([slider, reset]), table]
-    parts.append(W.HTML(f'<div class="cudarl-k">{_CSS}{_source_html(result)}</div>'))
+    wrap = lambda body: f'<div class="cudarl-k">{_CSS}{body}</div>'
+    table = W.HTML(wrap(_resources_html(result, block_size)))
+    launched = _launched_block(result)
+    slider = W.IntSlider(value=block_size or launched, min=32, max=1024, step=32, description='block size', continuous_update=True)
+    reset = W.Checkbox(value=block_size is None, description='as launched', indent=False)
+    moving = []                                     # set while the box moves the slider itself
+    def update(_=None): table.value = wrap(_resources_html(result, None if reset.value else slider.value))
+    def moved(_):
+        if not moving: reset.value = False
+        update()
+    def reticked(ch):
+        if ch['new']:
+            moving.append(1)
+            try: slider.value = launched
+            finally: moving.pop()
+        update()
+    slider.observe(moved, 'value'); reset.observe(reticked, 'value')
+    parts = [W.HTML(wrap(_header_html(result)))] + ([W.HBox([slider, reset]), table] if result.kernels else [])
+    parts.append(W.HTML(wrap(_source_html(result))))
     if result.log:
         log = W.Accordion([W.HTML(f'<pre style="font-size:11px">{html.escape(result.log)}</pre>')], selected_index=None)
         log.set_title(0, f'full nvcc log ({len(result.log):,} characters)')
         parts.append(log)
-    box = W.VBox(parts)
-    box.result, box.table = result, table
+    box = _inspector_class()(parts)
+    box.result, box.table, box.slider, box.as_launched = result, table, slider, reset
     return box
 
 # %% ../nbs/04_compiler.ipynb #0551c3c2
