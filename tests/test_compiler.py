@@ -424,3 +424,18 @@ def test_the_compiler_runs_confined():
     r = compile_candidate(kernel_with(), RELU)
     assert 'scrubbed environment' in r.extra['confinement']
     if landlock_abi(): assert r.extra['confinement'].startswith('Landlock')
+
+
+PATHOLOGICAL = {'identifier': 'int ' + 'a' * 99_000, '<<<': '<<<' * 33_000, '[[': '[[' * 49_000, '/*': '/* ' * 33_000,
+                'quotes': "'" * 99_000, 'int x =': 'int x = ' * 12_000, 'namespace {': 'namespace a {' * 7_500,
+                '#if {': '#if 1\n{\n' * 12_000, 'k<>>><<<': ('k<' + '>' * 200 + '<<<') * 480, 'dim3': 'dim3 b(' * 14_000}
+
+
+@pytest.mark.parametrize('name', list(PATHOLOGICAL))
+def test_the_static_check_and_launch_reader_stay_linear(name):
+    "A source at the size limit built to make a quadratic reader crawl: far under a second here; 5 s is the alarm."
+    t0 = time.perf_counter()
+    static_check(PATHOLOGICAL[name], RELU)
+    from cudarl_wb.compiler import launch_configs
+    launch_configs(PATHOLOGICAL[name])
+    assert time.perf_counter() - t0 < 5
