@@ -987,9 +987,16 @@ def _nvcc() -> str | None:
 _SYSTEM_READS = ('/usr/include', '/usr/local/include', '/usr/lib', '/usr/lib64', '/usr/libexec', '/usr/bin', '/bin', '/lib',
                  '/lib64', '/etc/ld.so.cache', '/dev/urandom')
 
+@lru_cache(None)
+def _host_compiler_dir() -> Path | None:
+    "The folder of the g++ the caller's PATH names (nvcc's host compiler), links followed."
+    cxx = shutil.which('g++') or shutil.which('c++')
+    return Path(os.path.realpath(cxx)).parent if cxx else None
+
 def compiler_env(scratch) -> dict:
-    "The whole environment the compiler gets: the toolkit and system tools on PATH, HOME and TMPDIR in `scratch`, the C locale."
-    path = ':'.join([*([str(toolkit_root()/'bin')] if toolkit_root() else []), '/usr/bin', '/bin'])
+    "The whole environment the compiler gets: the toolkit, host compiler and system tools on PATH, HOME and TMPDIR in `scratch`, the C locale."
+    dirs = [toolkit_root()/'bin' if toolkit_root() else None, _host_compiler_dir(), '/usr/bin', '/bin']
+    path = ':'.join(dict.fromkeys(str(d) for d in dirs if d))
     return dict(PATH=path, HOME=str(scratch), TMPDIR=str(scratch), LANG='C', LC_ALL='C')
 
 # %% ../nbs/04_compiler.ipynb #66c43e8a
@@ -1033,7 +1040,9 @@ def confined(cmd: list, scratch, reads=(), cpu_seconds: float = 60) -> list[str]
     root = toolkit_root()
     limits = dict(RLIMIT_AS=MAX_COMPILER_BYTES, RLIMIT_CPU=int(math.ceil(cpu_seconds)) + 1, RLIMIT_FSIZE=MAX_FILE_BYTES,
                   RLIMIT_CORE=0, RLIMIT_NPROC=_user_processes() + 256)
-    cfg = dict(rlimits=limits, read=[*([str(root)] if root else []), *_SYSTEM_READS, *map(str, reads)], write=[str(scratch), '/dev/null'])
+    tools = [str(root)] if root else []
+    if (cxx := _host_compiler_dir()) and str(cxx) not in ('/usr/bin', '/bin'): tools.append(str(cxx.parent))   # a g++ elsewhere: its own tree
+    cfg = dict(rlimits=limits, read=[*tools, *_SYSTEM_READS, *map(str, reads)], write=[str(scratch), '/dev/null'])
     exe = shutil.which(str(cmd[0]), path=compiler_env(scratch)['PATH']) or str(cmd[0])   # found before the rules hide the caller's world
     return [sys.executable or shutil.which('python3'), '-I', '-S', '-c', _CONFINE_PY, json.dumps(cfg), exe, *map(str, cmd[1:])]
 
