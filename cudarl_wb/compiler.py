@@ -12,18 +12,21 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from fastcore.basics import patch
 from .core import *
 
 # %% auto #0
 __all__ = ['MAX_TEXT_CHARS', 'MAX_SOURCE_CHARS', 'MAX_LOG_CHARS', 'MAX_MESSAGE_CHARS', 'MAX_FILE_BYTES', 'MAX_LIB_BYTES',
-           'CODE_LANGS', 'ALLOWED_HEADERS', 'ALLOWED_DIRECTIVES', 'ALLOWED_PRAGMAS', 'FORBIDDEN', 'DEFAULT_ARCH',
-           'ARCHS', 'ALLOWED_IMPORTS', 'FORBIDDEN_RUNTIME', 'BUILD_VERSION', 'CodeBlock', 'code_blocks', 'extract_code',
-           'SourceFunction', 'SourceView', 'scan_source', 'static_check', 'normalize_arch', 'default_arch', 'demangle',
-           'short_name', 'parse_diagnostics', 'parse_ptxas', 'ArchLimits', 'arch_limits', 'theoretical_occupancy',
-           'occupancy_table', 'launch_configs', 'host_imports', 'has_syscall', 'exported_functions', 'import_issues',
-           'toolchain', 'nvcc_commands', 'build_key', 'split_extra_sources', 'compile_candidate', 'compile_text',
-           'available_cores', 'compile_many', 'feedback', 'kernel_report_html', 'inspect_kernel', 'cubin_of',
-           'driver_occupancy', 'cache_info', 'prune_cache', 'compile_args', 'compile_command']
+           'MAX_COMPILER_BYTES', 'CODE_LANGS', 'ALLOWED_HEADERS', 'ALLOWED_DIRECTIVES', 'ALLOWED_PRAGMAS', 'FORBIDDEN',
+           'DEFAULT_ARCH', 'ARCHS', 'ALLOWED_IMPORTS', 'FORBIDDEN_RUNTIME', 'BUILD_VERSION', 'CodeBlock', 'code_blocks',
+           'extract_code', 'SourceFunction', 'SourceView', 'scan_source', 'static_check', 'normalize_arch',
+           'default_arch', 'demangle', 'short_name', 'parse_diagnostics', 'parse_ptxas', 'ArchLimits', 'arch_limits',
+           'theoretical_occupancy', 'occupancy_table', 'launch_configs', 'host_imports', 'has_syscall',
+           'exported_functions', 'load_time_functions', 'import_issues', 'landlock_abi', 'toolkit_root', 'compiler_env',
+           'confined', 'confinement', 'toolchain', 'nvcc_commands', 'build_key', 'split_extra_sources',
+           'compile_candidate', 'compile_text', 'available_cores', 'compile_many', 'feedback', 'kernel_report_html',
+           'kernel_report_text', 'inspect_kernel', 'cubin_of', 'driver_occupancy', 'cache_info', 'prune_cache',
+           'CompileOptions', 'compile_args', 'compile_command']
 
 # %% ../nbs/04_compiler.ipynb #e27292df
 MAX_TEXT_CHARS = 200_000      # model text longer than this is refused unread
@@ -32,6 +35,7 @@ MAX_LOG_CHARS = 100_000       # nvcc/ptxas output kept in `CompileResult.log`
 MAX_MESSAGE_CHARS = 300       # one diagnostic's message
 MAX_FILE_BYTES = 256 << 20    # any file nvcc and its tools write while building (RLIMIT_FSIZE)
 MAX_LIB_BYTES = 64 << 20      # the built library (the static CUDA runtime alone is about 1 MB)
+MAX_COMPILER_BYTES = 4 << 30  # address space of nvcc and of each process it starts (RLIMIT_AS)
 
 # %% ../nbs/04_compiler.ipynb #3b8b5b83
 CODE_LANGS = ('cuda', 'cu', 'cuh', 'cpp', 'c++', 'cxx', 'cc', 'c', 'h', 'hpp', 'hxx', 'cuda-c', 'cuda-cpp')
@@ -44,6 +48,7 @@ class CodeBlock:
     line: int          # line of the text where the code starts (1-based)
     closed: bool       # False when the text ended inside the block: a truncated response
 
+# %% ../nbs/04_compiler.ipynb #8d688586
 _FENCE_OPEN = re.compile(r'^ {0,3}(`{3,}|~{3,})[ \t]*([\w+.#-]*)')
 
 def code_blocks(text: str) -> list[CodeBlock]:
@@ -77,6 +82,7 @@ def _as_text(text, limit: int = MAX_TEXT_CHARS) -> tuple[str | None, str]:
     if '\x00' in text: return None, f'the text contains a NUL character (offset {text.index(chr(0))}): binary data, not code'
     return text.replace('\r\n', '\n'), ''
 
+# %% ../nbs/04_compiler.ipynb #65075f39
 def _has_kernel(code: str) -> bool: return re.search(r'\b__global__\b', code) is not None
 def _has_launcher(code: str, name: str = 'launch') -> bool:
     return 'extern' in code and re.search(rf'\bvoid\s+{re.escape(name)}\s*\(', code) is not None
@@ -115,12 +121,14 @@ def extract_code(text, launcher: str = 'launch') -> tuple[str | None, str]:
 
 # %% ../nbs/04_compiler.ipynb #1f7ddfa6
 _LEX = re.compile(r'''
-    (?P<comment>//[^\n]*|/\*.*?\*/)
-  | (?P<raw>(?<!\w)(?:u8|[uUL])?R"(?P<delim>[^()\\\s"]{0,16})\(.*?\)(?P=delim)")
-  | (?P<string>(?:(?<!\w)(?:u8|[uUL]))?"(?:\\.|[^"\\\n])*")
+    (?P<comment>//[^\n]*|/\*.*?(?P<cend>\*/|\Z))
+  | (?P<raw>(?<!\w)(?:u8|[uUL])?R"(?P<delim>[^()\\\s"]{0,16})\(.*?(?P<rend>\)(?P=delim)"|\Z))
+  | (?P<string>(?:(?<!\w)(?:u8|[uUL]))?"(?:\\.|[^"\\\n])*(?P<send>"?))
   | (?P<number>(?<![\w.])\.?\d(?:[eEpP][+-]|'(?=\w)|[\w.])*)
-  | (?P<char>(?:(?<!\w)(?:u8|[uUL]))?'(?:\\.|[^'\\\n])*')
+  | (?P<char>(?:(?<!\w)(?:u8|[uUL]))?'(?:\\.|[^'\\\n])*(?P<qend>'?))
 ''', re.S | re.X)
+_LEX_KINDS = ('comment', 'raw', 'string', 'number', 'char')
+_LEX_ENDS = {'comment': 'cend', 'raw': 'rend', 'string': 'send', 'char': 'qend'}
 
 def _blank(s: str) -> str: return re.sub(r'[^\n]', ' ', s)
 
@@ -135,6 +143,7 @@ class SourceFunction:
     device: bool       # `__global__`/`__device__` and not `__host__`: runs on the GPU only
     extern_c: bool
 
+# %% ../nbs/04_compiler.ipynb #3c3c6dc4
 @dataclass
 class SourceView:
     "A source after line splicing, with comments and literals blanked, its functions and its device code."
@@ -144,22 +153,28 @@ class SourceView:
     directives: list           # (position, name, rest-of-line from `text`)
     functions: list
     reliable: bool             # False when braces or #if branches do not balance: then all code counts as host
+    unterminated: list = field(default_factory=list)   # positions of comments and literals that never close
     _newlines: list = field(default_factory=list, repr=False)
     _splices: list = field(default_factory=list, repr=False)
 
-    def line(self, pos: int) -> int:
-        "The line of the original source that holds character `pos` of the views."
-        return 1 + bisect.bisect_right(self._newlines, pos - 1) + bisect.bisect_right(self._splices, pos)
+# %% ../nbs/04_compiler.ipynb #ea55cb22
+@patch
+def line(self: SourceView, pos: int) -> int:
+    "The line of the original source that holds character `pos` of the views."
+    return 1 + bisect.bisect_right(self._newlines, pos - 1) + bisect.bisect_right(self._splices, pos)
 
-    @property
-    def device_spans(self) -> list: return sorted(f.body for f in self.functions if f.device)
+# %% ../nbs/04_compiler.ipynb #4dd33cd5
+@patch(as_prop=True)
+def device_spans(self: SourceView) -> list: return sorted(f.body for f in self.functions if f.device)
 
-    def in_device(self, pos: int) -> bool:
-        "True when `pos` lies inside the body of a device-only function."
-        if '_starts' not in self.__dict__:      # device bodies never overlap: one bisect finds the candidate
-            self._spans = self.device_spans; self._starts = [a for a, _ in self._spans]
-        i = bisect.bisect_right(self._starts, pos) - 1
-        return i >= 0 and pos < self._spans[i][1]
+# %% ../nbs/04_compiler.ipynb #a388e0e3
+@patch
+def in_device(self: SourceView, pos: int) -> bool:
+    "True when `pos` lies inside the body of a device-only function."
+    if '_starts' not in self.__dict__:
+        self._spans = self.device_spans; self._starts = [a for a, _ in self._spans]
+    i = bisect.bisect_right(self._starts, pos) - 1
+    return i >= 0 and pos < self._spans[i][1]
 
 # %% ../nbs/04_compiler.ipynb #b49bd4eb
 def _balanced_end(s: str, i: int, open_: str = '(', close: str = ')') -> int:
@@ -172,22 +187,25 @@ def _balanced_end(s: str, i: int, open_: str = '(', close: str = ')') -> int:
             if depth == 0: return j + 1
     return len(s)
 
-_ATTRIBUTE = re.compile(r'__attribute__\s*\(\(|__launch_bounds__\s*\(|__align__\s*\(|alignas\s*\(|__declspec\s*\(|\[\[')
+# %% ../nbs/04_compiler.ipynb #7a319a16
+_ATTRIBUTE = re.compile(r'__attribute(?:__)?\s*\(\s*\(|__launch_bounds__\s*\(|__align__\s*\(|alignas\s*\(|__declspec\s*\(|\[\[')
 
 def _strip_attributes(head: str) -> str:
     "`head` without `__attribute__((…))`, `__launch_bounds__(…)`, `[[…]]` and the like."
-    while (m := _ATTRIBUTE.search(head)):
-        start = m.start()
-        if head[m.end() - 1] == '[': end = head.find(']]', m.end()); end = len(head) if end < 0 else end + 2
-        else: end = _balanced_end(head, m.end() - 1)
-        head = head[:start] + ' ' + head[end:]
-    return head
+    out, i = [], 0
+    while (m := _ATTRIBUTE.search(head, i)):
+        out.append(head[i:m.start()] + ' ')
+        if head[m.end() - 1] == '[': end = head.find(']]', m.end()); i = len(head) if end < 0 else end + 2
+        else: i = _balanced_end(head, m.end() - 1)
+    return ''.join(out) + head[i:]
 
+# %% ../nbs/04_compiler.ipynb #f3de7e9d
 def _strip_template(head: str) -> str:
     "`head` without a leading `template <…>` clause (nested angle brackets allowed)."
     m = re.match(r'\s*template\s*<', head)
     return head[_balanced_end(head, m.end() - 1, '<', '>'):] if m else head
 
+# %% ../nbs/04_compiler.ipynb #ae8a0052
 def _classify_head(head: str) -> tuple[str, str | None, str, str]:
     "What a `{` opens, from the text before it: ('scope'|'device'|'host', function name, prefix, params)."
     h = _strip_template(_strip_attributes(head)).strip()
@@ -215,7 +233,7 @@ def _functions(code_nopp: str, code: str, text: str) -> tuple[list[SourceFunctio
             else:
                 kind, name, prefix, params = _classify_head(code_nopp[boundary:pos])
                 if kind == 'device' and _CONDITIONAL.search(code[boundary:pos]): kind = 'host'   # head straddles an #if
-                extern_c = re.search(r'\bextern\s*"C"', text[boundary:pos]) is not None or any(s.get('extern_c') for s in stack)
+                extern_c = re.search(r'\bextern\s*"C"', text[boundary:pos]) is not None or bool(stack and stack[-1].get('extern_c'))
                 stack.append(dict(kind=kind, name=name, prefix=prefix, params=params, start=pos, head=boundary, extern_c=extern_c))
             boundary = pos + 1
         elif c == '}':
@@ -228,6 +246,7 @@ def _functions(code_nopp: str, code: str, text: str) -> tuple[list[SourceFunctio
     if stack: reliable = False
     return funcs, reliable
 
+# %% ../nbs/04_compiler.ipynb #0d3021de
 def _conditionals_balance(code: str, directives: list) -> bool:
     "True when every branch of every #if opens and closes as many braces as it closes and opens."
     events = sorted([(p, n) for p, n, _ in directives if n in ('if', 'ifdef', 'ifndef', 'elif', 'elifdef', 'elifndef', 'else', 'endif')] +
@@ -242,6 +261,7 @@ def _conditionals_balance(code: str, directives: list) -> bool:
         elif what == 'endif': starts.pop()
     return not starts
 
+# %% ../nbs/04_compiler.ipynb #0191f40a
 @lru_cache(maxsize=256)   # one source is read by the static check, the launch reader and the report: scan it once
 def scan_source(source: str) -> SourceView:
     "Splice lines, blank comments and literals, find directives, functions and device code."
@@ -252,16 +272,17 @@ def scan_source(source: str) -> SourceView:
         removed += m.end() - m.start(); last = m.end()
     parts.append(source[last:])
     spliced = ''.join(parts)
-    text, code, last = [], [], 0
+    text, code, last, unterminated = [], [], 0, []
     for m in _LEX.finditer(spliced):
-        kind, s = m.lastgroup if m.lastgroup != 'delim' else 'raw', m.group()
-        if m.group('raw'): kind = 'raw'
+        kind, s = next(k for k in _LEX_KINDS if m.group(k) is not None), m.group()
+        open_ = kind in _LEX_ENDS and m.group(_LEX_ENDS[kind]) == ''   # ran to the end of its line (or file) unclosed
+        if open_: unterminated.append(m.start())
         text.append(spliced[last:m.start()]); code.append(spliced[last:m.start()])
         if kind == 'comment': text.append(_blank(s)); code.append(_blank(s))
         elif kind == 'number': text.append(s); code.append(s)
         else:
             q = s.index('"') if kind in ('string', 'raw') else s.index("'")
-            text.append(s); code.append(s[:q + 1] + _blank(s[q + 1:-1]) + s[-1])
+            text.append(s); code.append(s[:q + 1] + (_blank(s[q + 1:]) if open_ else _blank(s[q + 1:-1]) + s[-1]))
         last = m.end()
     text.append(spliced[last:]); code.append(spliced[last:])
     text, code = ''.join(text), ''.join(code)
@@ -275,7 +296,7 @@ def scan_source(source: str) -> SourceView:
     reliable = reliable and _conditionals_balance(code, directives)
     if not reliable:
         for f in funcs: f.device = False
-    return SourceView(text, code, code_nopp, directives, funcs, reliable,
+    return SourceView(text, code, code_nopp, directives, funcs, reliable, unterminated,
                       [m.start() for m in re.finditer('\n', spliced)], splices)
 
 # %% ../nbs/04_compiler.ipynb #73bd7ed2
@@ -302,6 +323,7 @@ ALLOWED_DIRECTIVES = frozenset({'', 'include', 'define', 'undef', 'if', 'ifdef',
 ALLOWED_PRAGMAS = re.compile(r'(unroll|nounroll|once|pack|message|nv_diag_\w+|diag_\w+|nv_exec_check_disable|hd_warning_disable|'
                              r'(GCC|clang)\s+(diagnostic|unroll|ivdep))\b')
 
+# %% ../nbs/04_compiler.ipynb #093bf692
 # category: (what the names do, names or regex, checked in device code too)
 FORBIDDEN = {
     'process': ('runs, signals or ends a process', 'system popen pclose fork vfork clone clone3 execl execle execlp execv execve '
@@ -333,8 +355,9 @@ FORBIDDEN = {
                 r'cusolver\w* curand\w* nccl\w* nvrtc\w*', True),
     'attribute': ('changes how the library is linked or loaded', r'__location__ __declspec', True),
 }
-_BAD_ATTRIBUTES = re.compile(r'\b(constructor|destructor|alias|weakref|weak|ifunc|section|symver|visibility|init_priority|'
-                             r'host|device|global)\b')
+_BAD_ATTRIBUTES = re.compile(r'(?<![\w$])_*(constructor|destructor|alias|weakref|weak|ifunc|section|symver|visibility|'
+                             r'init_priority|host|device|global)_*(?![\w$])')
+_LOAD_TIME_WORDS = re.compile(r'(?<![\w$])(?:_*(constructor|destructor|ifunc|weakref|init_priority)_*|__(section)__)(?![\w$])')
 
 def _category_regex(names: str) -> re.Pattern:
     "One regex for whole identifiers (or `ns::` prefixes) of a space-separated list of names and patterns."
@@ -350,12 +373,14 @@ def _resolve_task(task):
     from cudarl_wb.tasks import get_task
     return get_task(str(task))
 
+# %% ../nbs/04_compiler.ipynb #1459c953
 def _launcher_name(task) -> str | None:
     "The name of `task`'s launcher (None without a task); tasks, and with them torch, are imported only when needed."
     if task is None: return None
     from cudarl_wb.tasks import parse_signature
     return parse_signature(task.signature)[0]
 
+# %% ../nbs/04_compiler.ipynb #c0cb8a30
 def _split_params(params: str) -> list[str]:
     out, depth, cur = [], 0, ''
     for ch in params:
@@ -365,6 +390,7 @@ def _split_params(params: str) -> list[str]:
         else: cur += ch
     return [p for p in out + [cur] if p.strip()] if params.strip() not in ('', 'void') else []
 
+# %% ../nbs/04_compiler.ipynb #8c58e4c1
 _TYPE_WORDS = {'int', 'long', 'short', 'char', 'float', 'double', 'unsigned', 'signed', 'int64_t', 'int32_t', 'size_t', 'cudaStream_t'}
 
 def _normalise_param(p: str, i: int) -> str:
@@ -376,6 +402,7 @@ def _normalise_param(p: str, i: int) -> str:
     if p.endswith('*') or len(words) == 1 or words[-1] in _TYPE_WORDS: p += f' _p{i}'   # an unnamed parameter
     return p
 
+# %% ../nbs/04_compiler.ipynb #c36e3455
 def _launcher_issues(view: SourceView, task) -> list[StaticIssue]:
     from cudarl_wb.tasks import parse_signature
     name, want = parse_signature(task.signature)
@@ -398,7 +425,7 @@ def _launcher_issues(view: SourceView, task) -> list[StaticIssue]:
                                   f'({", ".join(p.ctype for p in want)}): `{task.signature}`', line))
     return issues
 
-# %% ../nbs/04_compiler.ipynb #1459c953
+# %% ../nbs/04_compiler.ipynb #ea0540a2
 def _nests(s: str, pair: str) -> bool:
     "True when the brackets `pair` in `s` nest properly: never more closed than opened, all closed at the end."
     depth = 0
@@ -406,6 +433,9 @@ def _nests(s: str, pair: str) -> bool:
         depth += (ch == pair[0]) - (ch == pair[1])
         if depth < 0: return False
     return depth == 0
+
+# %% ../nbs/04_compiler.ipynb #b52c75a2
+_PRAGMA_LITERAL = re.compile(r'[ \t]*(?:u8|[uUL])?"((?:\\.|[^"\\\n])*)"[ \t]*\)')
 
 def _directive_issues(view: SourceView) -> list[StaticIssue]:
     issues = []
@@ -425,7 +455,8 @@ def _directive_issues(view: SourceView) -> list[StaticIssue]:
         elif name in ('define', 'undef'):
             m = re.match(r'([A-Za-z_]\w*)(\([^)]*\))?(.*)', rest, re.S)
             macro, body = (m.group(1), m.group(3)) if m else (rest, '')
-            body_code = view.code[pos:pos + len(view.code[pos:].split('\n', 1)[0])]
+            eol = view.code.find('\n', pos)
+            body_code = view.code[pos:eol if eol >= 0 else len(view.code)]
             body_code = body_code[body_code.find(macro) + len(macro):] if macro in body_code else body_code
             if re.match(r'__|_[A-Z]', macro) or any(rx.fullmatch(macro) for rx in _FORBIDDEN_RX.values()):
                 issues.append(StaticIssue('bad-macro', f'`#{name} {macro}`: reserved or forbidden names may not be (re)defined', line))
@@ -434,15 +465,18 @@ def _directive_issues(view: SourceView) -> list[StaticIssue]:
     if '##' in view.code:
         issues.append(StaticIssue('token-paste', 'token pasting (`##`) is not allowed: it can assemble forbidden names', view.line(view.code.index('##'))))
     for m in re.finditer(r'\b_Pragma\s*\(', view.code):
-        lit = re.match(r'\s*(?:u8|[uUL])?"((?:\\.|[^"\\])*)"\s*\)', view.text[m.end():])
+        lit = _PRAGMA_LITERAL.match(view.text, m.end())
         if not lit or not ALLOWED_PRAGMAS.match(lit.group(1).replace('\\"', '"')):
             issues.append(StaticIssue('bad-pragma', '`_Pragma(…)` is only allowed for unroll, once and diagnostics', view.line(m.start())))
     return issues
 
+# %% ../nbs/04_compiler.ipynb #b5be93c4
 def _forbidden_issues(view: SourceView) -> list[StaticIssue]:
     issues, seen = [], set()
-    pp_lines = [(p, p + len(view.code[p:].split('\n', 1)[0])) for p, _, _ in view.directives]
-    def host(pos): return any(a <= pos < b for a, b in pp_lines) or not view.in_device(pos)
+    starts = [p for p, _, _ in view.directives]
+    ends = [e if (e := view.code.find('\n', p)) >= 0 else len(view.code) for p in starts]
+    def in_directive(pos): return (i := bisect.bisect_right(starts, pos) - 1) >= 0 and pos < ends[i]
+    def host(pos): return in_directive(pos) or not view.in_device(pos)
     own = set(re.findall(r'\bnamespace\s+([A-Za-z_]\w*)', view.code))   # `torch::` of a shim the source defines is not torch
     for cat, (what, _, everywhere) in FORBIDDEN.items():
         for m in _FORBIDDEN_RX[cat].finditer(view.code):
@@ -450,13 +484,70 @@ def _forbidden_issues(view: SourceView) -> list[StaticIssue]:
             if (cat, name) in seen or not (everywhere or host(m.start())) or (cat == 'library' and name in own): continue
             seen.add((cat, name))
             issues.append(StaticIssue(f'forbidden-{cat}', f'`{name}` {what}: not allowed in a candidate', view.line(m.start())))
-    for m in re.finditer(r'__attribute__\s*\(\(|\[\[', view.code):
-        end = _balanced_end(view.code, m.end() - 1, *('()' if m.group().startswith('__') else '[]'))
-        if (bad := _BAD_ATTRIBUTES.search(view.code[m.end():end])) and ('attribute', bad.group()) not in seen:
-            seen.add(('attribute', bad.group()))
-            issues.append(StaticIssue('forbidden-attribute', f'the attribute `{bad.group()}` {FORBIDDEN["attribute"][0]}', view.line(m.start())))
+    return issues + _attribute_issues(view)
+
+# %% ../nbs/04_compiler.ipynb #d1fb9051
+_CONTROL = re.compile(r'[\x00-\x08\x0b-\x1f\x7f]')
+_CONTROL_NAMES = {'\x0b': 'vertical tab', '\x0c': 'form feed', '\r': 'carriage return'}
+
+def _control_issues(text: str) -> list[StaticIssue]:
+    "Control characters other than tab and newline, the first of each kind."
+    issues, seen = [], set()
+    for m in _CONTROL.finditer(text):
+        if (c := m.group()) in seen: continue
+        seen.add(c)
+        name = _CONTROL_NAMES.get(c, f'control character U+{ord(c):04X}')
+        issues.append(StaticIssue('control-character', f'a {name} in the source: the preprocessor and this check read it '
+                                  'differently; use spaces and newlines', text.count('\n', 0, m.start()) + 1))
     return issues
 
+# %% ../nbs/04_compiler.ipynb #911127f3
+_READER_RULES = (   # (code, pattern, view, reason)
+    ('escaped-identifier', re.compile(r'\\[uU][0-9A-Fa-f]'), 'code', 'a `\\u` escape outside a literal spells an identifier in disguise'),
+    ('trigraph', re.compile(r"\?\?[=/'()!<>\-]"), 'code', 'trigraphs (`??=` is `#`) are not allowed'),
+    ('has-include', re.compile(r'\b__has_(?:include(?:_next)?|embed)\b'), 'code',
+     '`__has_include` probes the file system: include the allowed headers unconditionally'),
+    ('incbin', re.compile(r'incbin', re.I), 'text', '`.incbin` embeds a file into the library: not allowed'))
+
+def _reader_issues(view: SourceView) -> list[StaticIssue]:
+    "Literals that never close and constructs the preprocessor reads in ways this check does not."
+    issues = []
+    if view.unterminated:
+        issues.append(StaticIssue('unterminated-literal', 'a quote, raw string or `/*` comment never closes: the preprocessor '
+                                  'and this check would read the rest differently', view.line(view.unterminated[0])))
+    for code, rx, which, why in _READER_RULES:
+        if (m := rx.search(getattr(view, which))): issues.append(StaticIssue(code, why, view.line(m.start())))
+    return issues
+
+# %% ../nbs/04_compiler.ipynb #109cfe60
+def _bracket_ends(s: str, open_: str, close: str) -> dict:
+    "For each `open_` in `s`, the index just past its matching `close` (len(s) when unclosed), in one pass."
+    ends, stack = {}, []
+    for m in re.finditer(re.escape(open_) + '|' + re.escape(close), s):
+        if m.group() == open_: stack.append(m.start())
+        elif stack: ends[stack.pop()] = m.end()
+    for p in stack: ends[p] = len(s)
+    return ends
+
+# %% ../nbs/04_compiler.ipynb #d54fc4a8
+_ATTRIBUTE_OPEN = re.compile(r'__attribute(?:__)?\s*\(\s*\(|\[\s*\[')
+
+def _attribute_issues(view: SourceView) -> list[StaticIssue]:
+    "Attributes that change how the library loads or links, in any spelling, and the load-time words anywhere."
+    issues, seen, covered = [], set(), 0
+    ends = {'(': _bracket_ends(view.code, '(', ')'), '[': _bracket_ends(view.code, '[', ']')}
+    def add(word, pos):
+        if word in seen: return
+        seen.add(word)
+        issues.append(StaticIssue('forbidden-attribute', f'the attribute `{word}` {FORBIDDEN["attribute"][0]}', view.line(pos)))
+    for m in _ATTRIBUTE_OPEN.finditer(view.code):
+        end = ends[view.code[m.end() - 1]].get(m.end() - 1, len(view.code))
+        for bad in _BAD_ATTRIBUTES.finditer(view.code, max(m.end(), covered), end): add(bad.group(1), m.start())
+        covered = max(covered, end)                  # nested attributes: each character is read once
+    for m in _LOAD_TIME_WORDS.finditer(view.code): add(m.group(m.lastindex), m.start())
+    return issues
+
+# %% ../nbs/04_compiler.ipynb #e0e12be7
 def _launches_kernel(view: SourceView) -> bool:
     return any(not view.in_device(m.start()) for m in re.finditer(r'<<<|\bcudaLaunch(?:Kernel|KernelEx|CooperativeKernel)\b', view.code))
 
@@ -465,8 +556,9 @@ def static_check(source, task=None) -> list[StaticIssue]:
     text, why = _as_text(source, MAX_SOURCE_CHARS)
     if text is None: return [StaticIssue('too-long' if 'over the limit' in why else 'bad-text', why)]
     if not text.strip(): return [StaticIssue('empty', 'the source is empty')]
+    if (control := _control_issues(text)): return control      # the views below would not be what the compiler reads
     view = scan_source(text)
-    issues = _directive_issues(view) + _forbidden_issues(view)
+    issues = _reader_issues(view) + _directive_issues(view) + _forbidden_issues(view)
     if not re.search(r'\b__global__\b', view.code):
         issues.append(StaticIssue('no-kernel', 'there is no `__global__` kernel: write the computation as a CUDA kernel and launch it'))
     task = _resolve_task(task)
@@ -486,6 +578,7 @@ def normalize_arch(arch) -> str:
     if not m: raise ValueError(f'not a GPU architecture: {arch!r} (use sm_80, sm_90, sm_100, …)')
     return f'sm_{m.group(1)}{m.group(2)}'
 
+# %% ../nbs/04_compiler.ipynb #16519dec
 @lru_cache(None)
 def _gpu_arch() -> str | None:
     try:
@@ -509,6 +602,7 @@ def _gpu_arch() -> str | None:
         return f'sm_{major}{minor}'
     return None
 
+# %% ../nbs/04_compiler.ipynb #ef4adfb4
 def default_arch() -> str:
     "The target arch: `$CUDARL_ARCH`, else the first visible GPU's compute capability, else `sm_90`."
     if os.environ.get('CUDARL_ARCH'): return normalize_arch(os.environ['CUDARL_ARCH'])
@@ -524,18 +618,21 @@ _INSTANTIATED = re.compile(r'detected during.*?at line (?P<line>\d+)(?: of "?(?P
 def demangle(names: list[str]) -> list[str]:
     "C++ names demangled by `c++filt` (one process for all); names it cannot read come back as they were."
     names = list(names)
+    if any(len(n) > 4096 for n in names): return names      # a name built to explode when demangled stays mangled
     tool = shutil.which('c++filt') or shutil.which('cu++filt')
     if not names or not tool: return names
     r = run_capped([tool], stdin='\n'.join(names).encode(), timeout=10)
     out = r.stdout.split('\n')
     return [o.strip() or n for n, o in zip(names, out)] if r.returncode == 0 and len(out) >= len(names) else names
 
+# %% ../nbs/04_compiler.ipynb #fbbcf295
 def short_name(name: str) -> str:
     "`void scale<4>(float*, int)` → `scale`: a kernel's name as written in the source."
-    s = name.split('(')[0]
+    s = name[:4096].split('(')[0]
     while re.search(r'<[^<>]*>', s): s = re.sub(r'<[^<>]*>', '', s)
     return s.split()[-1].split('::')[-1] if s.split() else name
 
+# %% ../nbs/04_compiler.ipynb #9e7e78d4
 def _caret_column(echo: str, caret: str, original: str) -> int | None:
     i = caret.find('^')
     if i < 0: return None
@@ -544,18 +641,19 @@ def _caret_column(echo: str, caret: str, original: str) -> int | None:
         if frag and original.count(frag) == 1: return original.index(frag) + 1
     return None
 
+# %% ../nbs/04_compiler.ipynb #61f3bc9d
 def _definition_line(source: str, kernel: str) -> int | None:
     m = re.search(rf'\b{re.escape(short_name(kernel))}\s*\(', scan_source(source).code_nopp) if source else None
     return source[:m.start()].count('\n') + 1 if m else None
 
 def parse_diagnostics(log: str, source: str = '', filename: str = 'candidate.cu') -> list[Diagnostic]:
     "Errors and warnings from an nvcc log, at lines of `source` where they can be placed."
-    lines, src, out = log.splitlines(), source.split('\n'), []
+    lines, src, out, seen = log.splitlines(), source.split('\n'), [], set()
     def add(line, sev, msg, col=None):
         sev = 'error' if 'error' in sev or sev == 'fatal' else sev
         if sev not in ('error', 'warning'): return
         d = Diagnostic(line, sev, msg.strip()[:MAX_MESSAGE_CHARS], col)
-        if not any((o.line, o.severity, o.message) == (d.line, d.severity, d.message) for o in out): out.append(d)
+        if (d.line, d.severity, d.message) not in seen: seen.add((d.line, d.severity, d.message)); out.append(d)
     for i, raw in enumerate(lines):
         if (m := _NVCC_MSG.match(raw) or _GCC_MSG.match(raw)):
             mine, line, msg = Path(m['file']).name == filename, int(m['line']), m['msg']
@@ -629,9 +727,11 @@ class ArchLimits:
     warp_size: int = 32
     max_threads_per_block: int = 1024
 
-    @property
-    def max_warps_per_sm(self) -> int: return self.max_threads_per_sm // self.warp_size
+# %% ../nbs/04_compiler.ipynb #9c66af1c
+@patch(as_prop=True)
+def max_warps_per_sm(self: ArchLimits) -> int: return self.max_threads_per_sm // self.warp_size
 
+# %% ../nbs/04_compiler.ipynb #bd2caaaa
 _KB = 1024
 ARCHS = {a.arch: a for a in [
     ArchLimits('sm_70', 2048, 32, 96 * _KB, 96 * _KB, 0, 2, 256),       # V100
@@ -652,6 +752,7 @@ def arch_limits(arch: str) -> ArchLimits:
     if a not in ARCHS: raise ValueError(f'no occupancy limits for {arch}; known: {", ".join(ARCHS)}')
     return ARCHS[a]
 
+# %% ../nbs/04_compiler.ipynb #67c966d3
 def _round_up(x: int, m: int) -> int: return -(-x // m) * m
 
 def theoretical_occupancy(kernel: KernelResources, block_size: int, arch: str = 'sm_90', dynamic_smem: int = 0) -> dict:
@@ -677,6 +778,7 @@ def theoretical_occupancy(kernel: KernelResources, block_size: int, arch: str = 
                 max_warps=L.max_warps_per_sm, occupancy=blocks * warps / L.max_warps_per_sm,
                 limited_by=next(k for k, v in limits.items() if v == blocks), launchable=blocks > 0)
 
+# %% ../nbs/04_compiler.ipynb #5ad3c2c3
 def occupancy_table(kernel: KernelResources, arch: str = 'sm_90', block_sizes=(64, 128, 256, 512, 1024), dynamic_smem: int = 0) -> list[dict]:
     "`theoretical_occupancy` at several block sizes: which block size the kernel's resources allow."
     return [theoretical_occupancy(kernel, b, arch, dynamic_smem) for b in block_sizes]
@@ -686,20 +788,31 @@ _SIZEOF = {'char': 1, 'int8_t': 1, 'uint8_t': 1, 'half': 2, '__half': 2, '__nv_b
            'int': 4, 'unsigned': 4, 'unsigned int': 4, 'float': 4, 'int32_t': 4, 'uint32_t': 4, 'half2': 4, '__half2': 4,
            'double': 8, 'long': 8, 'long long': 8, 'int64_t': 8, 'uint64_t': 8, 'size_t': 8, 'float2': 8, 'float4': 16, 'int4': 16, 'double2': 16}
 
+_CONST_HEAD = re.compile(r'\b(?:unsigned\s+int|unsigned|int|long\s+long|long|size_t|int64_t|int32_t|uint32_t|auto)\s+([A-Za-z_]\w*)\s*=')
+_DIM3_HEAD = re.compile(r'\bdim3\s+([A-Za-z_]\w*)\s*(?:=\s*dim3\s*)?[({]')
+
+def _initialiser(code: str, pos: int, limit: int = 200) -> str | None:
+    "The text from `pos` to the next `;` when that is near (an initialiser), else None: never a scan of the whole file."
+    end = code.find(';', pos, pos + limit)
+    return code[pos:end] if end >= 0 else None
+
 def _constants(code: str, directives: list) -> dict:
     "Integer-ish names defined once in `code`: `#define N 256`, `const int N = 256;`, `dim3 block(16, 16);`."
     found = {}
     def put(name, expr): found[name] = expr if found.get(name, expr) == expr else None   # two different values: unknown
     for _, d, rest in directives:
         if d == 'define' and (m := re.match(r'([A-Za-z_]\w*)\s+(.+)$', rest)): put(m.group(1), m.group(2))
-    for m in re.finditer(r'\b(?:unsigned\s+int|unsigned|int|long\s+long|long|size_t|int64_t|int32_t|uint32_t|auto)\s+([A-Za-z_]\w*)\s*=\s*([^;,{}]+);', code):
-        put(m.group(1), m.group(2))
-    for m in re.finditer(r'\bdim3\s+([A-Za-z_]\w*)\s*(?:=\s*dim3\s*)?[({]([^;]*?)[)}]\s*;', code): put(m.group(1), f'dim3({m.group(2)})')
+    for m in _CONST_HEAD.finditer(code):
+        if (rest := _initialiser(code, m.end())) and rest.strip() and not re.search(r'[,{}]', rest): put(m.group(1), rest.lstrip())
+    for m in _DIM3_HEAD.finditer(code):
+        if (rest := _initialiser(code, m.end())) is not None and (d := re.fullmatch(r'(.*)[)}]\s*', rest, re.S)):
+            put(m.group(1), f'dim3({d.group(1)})')
     return found
 
+# %% ../nbs/04_compiler.ipynb #9bacf0f8
 def _eval_int(expr: str, env: dict, depth: int = 0) -> int | None:
     "The value of a C integer expression made of literals, known names, sizeof, dim3(…), min/max; None if unknown."
-    if expr is None or depth > 8: return None
+    if expr is None or depth > 8 or len(expr) > 200: return None   # block sizes are short expressions
     e = re.sub(r'sizeof\s*\(\s*([\w ]+?)\s*\)', lambda m: str(_SIZEOF.get(m.group(1), 'None')), expr.strip())
     e = re.sub(r'\(\s*(?:const\s+)?(?:unsigned\s+int|unsigned|int|size_t|int64_t|int32_t|uint32_t|long\s+long|long)\s*\)', '', e)
     e = re.sub(r'static_cast\s*<[^>]*>', '', e)
@@ -708,7 +821,7 @@ def _eval_int(expr: str, env: dict, depth: int = 0) -> int | None:
         dims = [_eval_int(p, env, depth + 1) for p in _split_params(m.group(1))]
         return math.prod(dims) if dims and None not in dims else None
     try: tree = ast.parse(e.replace('/', '//').replace('////', '//'), mode='eval').body
-    except SyntaxError: return None
+    except (SyntaxError, ValueError, RecursionError, MemoryError): return None
     def ev(n):
         if isinstance(n, ast.Constant) and isinstance(n.value, int): return n.value
         if isinstance(n, ast.Name): return _eval_int(env.get(n.id), env, depth + 1)
@@ -726,16 +839,40 @@ def _eval_int(expr: str, env: dict, depth: int = 0) -> int | None:
         return None
     return ev(tree)
 
+# %% ../nbs/04_compiler.ipynb #20023624
+def _kernel_before(code: str, pos: int) -> tuple[str, int] | None:
+    "The name (and its position) of the kernel launched by the `<<<` at `pos`, template arguments skipped; read backwards."
+    j = pos
+    while j > 0 and code[j - 1].isspace(): j -= 1
+    if j > 0 and code[j - 1] == '>':                 # kernel<T, 4><<<…: at most 256 characters of template arguments
+        depth, k = 0, j
+        while k > max(0, j - 256):
+            k -= 1
+            if code[k] == '>': depth += 1
+            elif code[k] == '<' and (depth := depth - 1) == 0: break
+            elif code[k] == ';': return None
+        if depth: return None
+        j = k
+        while j > 0 and code[j - 1].isspace(): j -= 1
+    k = j
+    while k > 0 and (code[k - 1].isalnum() or code[k - 1] == '_'): k -= 1
+    return (code[k:j], k) if k < j and not code[k].isdigit() else None
+
+# %% ../nbs/04_compiler.ipynb #ddea1ae8
 def launch_configs(source: str) -> list[dict]:
     "Each `kernel<<<grid, block, smem, stream>>>` in host code with its block size and dynamic shared memory where known."
     view = scan_source(source) if isinstance(source, str) else source
-    env, out = _constants(view.code, view.directives), []
-    for m in re.finditer(r'([A-Za-z_]\w*)\s*(?:<(?:[^<>;]|<[^<>;]*>)*>)?\s*<<<(.*?)>>>', view.code_nopp, re.S):
-        if view.in_device(m.start()): continue
-        args = _split_params(m.group(2))
+    env, out, code = _constants(view.code, view.directives), [], view.code_nopp
+    closes = [m.start() for m in re.finditer('>>>', code)]
+    for m in re.finditer('<<<', code):
+        i = bisect.bisect_left(closes, m.end())
+        if i == len(closes) or closes[i] - m.end() > 2000 or not (k := _kernel_before(code, m.start())): continue
+        name, start = k
+        if view.in_device(start): continue
+        args = _split_params(code[m.end():closes[i]])
         block_expr = args[1].strip() if len(args) > 1 else ''
         smem_expr = args[2].strip() if len(args) > 2 else '0'
-        out.append(dict(kernel=m.group(1), line=view.line(m.start()), block=_eval_int(block_expr, env), block_expr=block_expr,
+        out.append(dict(kernel=name, line=view.line(start), block=_eval_int(block_expr, env), block_expr=block_expr,
                         dynamic_smem=_eval_int(smem_expr, env), smem_expr=smem_expr))
     return out
 
@@ -756,54 +893,190 @@ ALLOWED_IMPORTS = re.compile(
     r'|exit)')
 FORBIDDEN_RUNTIME = re.compile('|'.join(_FORBIDDEN_RX[c].pattern for c in ('dlopen', 'thread', 'host-memory', 'device-control')))
 
-def host_imports(obj_path) -> list[str]:
+def _tool(cmd: list, obj_path, timeout: float = 30, max_output: int = 1 << 20) -> str:
+    "Run a binutils tool on a candidate's file, confined to its folder; its output, or OSError when it fails or times out."
+    folder = Path(obj_path).resolve().parent
+    r = run_capped(confined([*cmd, str(obj_path)], folder, cpu_seconds=timeout), timeout=timeout, max_output=max_output,
+                   cwd=folder, env=compiler_env(folder))
+    if r.timed_out: raise TimeoutError(f'{cmd[0]} took longer than {timeout:.3g} s')
+    if r.returncode != 0: raise OSError(f'{cmd[0]} failed: {(r.stderr or r.stdout).strip()[:200]}')
+    return r.stdout
+
+def host_imports(obj_path, timeout: float = 30) -> list[str]:
     "Undefined symbols of an object file: what its code calls outside itself."
-    r = run_capped(['nm', '-u', '--format=posix', str(obj_path)], timeout=30)
-    return sorted({l.split()[0] for l in r.stdout.splitlines() if l.strip()})
+    out = _tool(['nm', '-u', '--format=posix'], obj_path, timeout)
+    return sorted({l.split()[0] for l in out.splitlines() if l.strip()})
 
-def has_syscall(obj_path) -> bool:
+# %% ../nbs/04_compiler.ipynb #767309be
+def has_syscall(obj_path, timeout: float = 30) -> bool:
     "True when the object's host machine code contains a system-call instruction."
-    r = run_capped(['objdump', '-d', '--no-show-raw-insn', str(obj_path)], timeout=30, max_output=64 << 20)
-    return re.search(r'\s(syscall|sysenter|int\s+\$0x80)\b', r.stdout) is not None
+    out = _tool(['objdump', '-d', '--no-show-raw-insn'], obj_path, timeout, max_output=64 << 20)
+    return re.search(r'\s(syscall|sysenter|int\s+\$0x80)\b', out) is not None
 
-def exported_functions(lib_path) -> list[str]:
+# %% ../nbs/04_compiler.ipynb #1e42fea1
+def exported_functions(lib_path, timeout: float = 30) -> list[str]:
     "C-named functions a shared library exports (what `dlsym` can find), without the CUDA runtime's own."
-    r = run_capped(['nm', '-D', '--defined-only', '--format=posix', str(lib_path)], timeout=30)
-    names = [p[0] for l in r.stdout.splitlines() if len(p := l.split()) >= 2 and p[1] in 'TW']
+    out = _tool(['nm', '-D', '--defined-only', '--format=posix'], lib_path, timeout)
+    names = [p[0] for l in out.splitlines() if len(p := l.split()) >= 2 and p[1] in 'TW']
     return sorted(n for n in names if not n.startswith(('_', 'cuda', 'cu')))
 
-def import_issues(imports: list[str], syscall: bool = False) -> list[StaticIssue]:
-    "Refusals for imports outside `ALLOWED_IMPORTS` (or on the forbidden list) and for a `syscall` instruction."
+# %% ../nbs/04_compiler.ipynb #e80267c1
+_INIT_SECTIONS = re.compile(r'\.(?:init_array|fini_array|preinit_array|ctors|dtors)(?:\.\d+)?|\.init|\.fini')
+_NVCC_INIT = frozenset({'_ZL24__sti____cudaRegisterAllv'})   # nvcc's own registration of the fat binary
+_OBJ_SYMBOL = re.compile(r'^([0-9a-f]+) (.{7}) (\S+)\s+[0-9a-f]+\s+(\S+)$')
+_RELOC_VALUE = re.compile(r'^([0-9a-f]+)\s+\S+\s+([^\s+-]+)(?:([+-])0x([0-9a-f]+))?$')
+
+def load_time_functions(obj_path, timeout: float = 30) -> list[str]:
+    "Functions an object would run when its library loads or unloads, beyond nvcc's registration (and `ifunc` resolvers)."
+    out = _tool(['objdump', '-h', '-t', '-r'], obj_path, timeout, max_output=64 << 20)
+    funcs, by_place, found, table = set(), {}, [], None
+    for line in out.splitlines():
+        if (m := _OBJ_SYMBOL.match(line)):
+            value, flags, section, name = int(m[1], 16), m[2], m[3], m[4]
+            if flags[4] == 'i': found.append(f'{name} (ifunc)')
+            if flags[6] == 'F': funcs.add(name); by_place[(section, value)] = name
+        elif line.startswith('RELOCATION RECORDS FOR ['):
+            table = line[len('RELOCATION RECORDS FOR ['):].rstrip(']:')
+            table = table if _INIT_SECTIONS.fullmatch(table) else None
+        elif table and (m := _RELOC_VALUE.match(line.strip())):
+            target, off = m[2], int(m[4] or '0', 16) * (-1 if m[3] == '-' else 1)
+            name = target if target in funcs else by_place.get((target, off), f'{target}+{off:#x}')
+            if name not in _NVCC_INIT: found.append(name)
+    found += [f'{h.split()[1]} section' for h in out.splitlines() if len(h.split()) > 2 and h.split()[0].isdigit()
+              and h.split()[1] in ('.init', '.fini', '.preinit_array')]
+    return list(dict.fromkeys(found))
+
+# %% ../nbs/04_compiler.ipynb #ca2287d5
+def import_issues(imports: list[str], syscall: bool = False, load_time: list = ()) -> list[StaticIssue]:
+    "Refusals for imports outside `ALLOWED_IMPORTS` (or on the forbidden list), a `syscall` instruction and load-time code."
     bad = [s for s in imports if not ALLOWED_IMPORTS.fullmatch(s) or FORBIDDEN_RUNTIME.fullmatch(s)]
     issues = [StaticIssue('forbidden-import', f'the compiled host code calls `{d}`, which a launcher may not use '
                           '(allowed: the CUDA runtime, C math, printf, memory allocation)') for d in demangle(bad)]
     if syscall: issues.append(StaticIssue('forbidden-asm', 'the compiled host code contains a system-call instruction'))
+    for name in demangle(list(load_time)):
+        what = "a namespace-scope variable's dynamic initialiser" if 'GLOBAL__sub_I' in name else f'`{name}`'
+        issues.append(StaticIssue('load-time-code', f'the library would run {what} when it is loaded or unloaded: host code '
+                                  'may run only inside the launcher (initialise globals with constants)'))
     return issues
 
 # %% ../nbs/04_compiler.ipynb #854c7247
-BUILD_VERSION = 2   # bump when the build or what is cached changes (2: exit() host stubs of __device__ functions allowed)
+@lru_cache(None)
+def landlock_abi() -> int:
+    "The Landlock ABI version of this kernel, 0 where there is none."
+    import ctypes
+    try:
+        libc = ctypes.CDLL(None, use_errno=True); libc.syscall.restype = ctypes.c_long
+        return max(0, libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1)))   # landlock_create_ruleset(VERSION)
+    except (OSError, AttributeError): return 0
+
+# %% ../nbs/04_compiler.ipynb #7f48d9ab
+@lru_cache(None)
+def toolkit_root() -> Path | None:
+    "The CUDA toolkit's folder, with `bin/nvcc` and `include/cuda_runtime.h`, found through wrapper scripts and links."
+    cands = [Path(os.path.realpath(n)).parent.parent] if (n := nvcc_path()) else []
+    cands += [Path(p) for p in (os.environ.get('CUDA_HOME'), os.environ.get('CUDA_PATH'), '/usr/local/cuda') if p]
+    for c in map(lambda c: Path(os.path.realpath(c)), cands):
+        if (c/'bin'/'nvcc').is_file() and (c/'include'/'cuda_runtime.h').is_file(): return c
+    return None
+
+def _nvcc() -> str | None:
+    "The toolkit's own nvcc rather than a wrapper script elsewhere, so that only the toolkit needs to be readable."
+    return str(toolkit_root()/'bin'/'nvcc') if toolkit_root() else nvcc_path()
+
+# %% ../nbs/04_compiler.ipynb #1f685984
+_SYSTEM_READS = ('/usr/include', '/usr/local/include', '/usr/lib', '/usr/lib64', '/usr/libexec', '/usr/bin', '/bin', '/lib',
+                 '/lib64', '/etc/ld.so.cache', '/dev/urandom')
+
+@lru_cache(None)
+def _host_compiler_dir() -> Path | None:
+    "The folder of the g++ the caller's PATH names (nvcc's host compiler), links followed."
+    cxx = shutil.which('g++') or shutil.which('c++')
+    return Path(os.path.realpath(cxx)).parent if cxx else None
+
+def compiler_env(scratch) -> dict:
+    "The whole environment the compiler gets: the toolkit, host compiler and system tools on PATH, HOME and TMPDIR in `scratch`, the C locale."
+    dirs = [toolkit_root()/'bin' if toolkit_root() else None, _host_compiler_dir(), '/usr/bin', '/bin']
+    path = ':'.join(dict.fromkeys(str(d) for d in dirs if d))
+    return dict(PATH=path, HOME=str(scratch), TMPDIR=str(scratch), LANG='C', LC_ALL='C')
+
+# %% ../nbs/04_compiler.ipynb #66c43e8a
+_CONFINE_PY = r"""
+import ctypes, json, os, resource, struct, sys
+cfg, cmd = json.loads(sys.argv[1]), sys.argv[2:]
+for name, v in cfg['rlimits'].items(): resource.setrlimit(getattr(resource, name), (v, v))
+libc = ctypes.CDLL(None, use_errno=True); libc.syscall.restype = ctypes.c_long
+abi = libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+def fail(what): sys.exit(f'confine: {what}: {os.strerror(ctypes.get_errno())}')
+if abi >= 1:
+    fs = (1 << 13) - 1 | (1 << 13 if abi >= 2 else 0) | (1 << 14 if abi >= 3 else 0) | (1 << 15 if abi >= 5 else 0)
+    size = 8 if abi < 4 else 16 if abi < 6 else 24
+    attr = struct.pack('QQQ', fs, 3 if abi >= 4 else 0, 3 if abi >= 6 else 0)[:size]
+    rs = libc.syscall(444, ctypes.c_char_p(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
+    if rs < 0: fail('landlock_create_ruleset')
+    file_rights = 1 | 2 | 4 | (1 << 14 if abi >= 3 else 0) | (1 << 15 if abi >= 5 else 0)
+    for path, access in [(p, 1 | 4 | 8) for p in cfg['read']] + [(p, fs) for p in cfg['write']]:
+        try: fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except OSError: continue
+        if not os.path.isdir(path): access &= file_rights
+        if libc.syscall(445, ctypes.c_int(rs), ctypes.c_int(1), ctypes.c_char_p(struct.pack('=Qi', access, fd)), ctypes.c_uint32(0)) < 0:
+            fail(f'landlock_add_rule {path}')
+        os.close(fd)
+    if libc.prctl(38, 1, 0, 0, 0) != 0: fail('no_new_privs')
+    if libc.syscall(446, ctypes.c_int(rs), ctypes.c_uint32(0)) < 0: fail('landlock_restrict_self')
+os.execv(cmd[0], cmd)
+"""
+
+# %% ../nbs/04_compiler.ipynb #1d3414be
+def _user_processes() -> int:
+    uid, n = os.getuid(), 0
+    for d in os.listdir('/proc'):
+        if d.isdigit():
+            try: n += os.stat(f'/proc/{d}').st_uid == uid
+            except OSError: pass
+    return n
+
+def confined(cmd: list, scratch, reads=(), cpu_seconds: float = 60) -> list[str]:
+    "`cmd` wrapped to run with resource limits and, with Landlock, file access only to the toolkit, system files, `reads` and `scratch`."
+    root = toolkit_root()
+    limits = dict(RLIMIT_AS=MAX_COMPILER_BYTES, RLIMIT_CPU=int(math.ceil(cpu_seconds)) + 1, RLIMIT_FSIZE=MAX_FILE_BYTES,
+                  RLIMIT_CORE=0, RLIMIT_NPROC=_user_processes() + 256)
+    tools = [str(root)] if root else []
+    if (cxx := _host_compiler_dir()) and str(cxx) not in ('/usr/bin', '/bin'): tools.append(str(cxx.parent))   # a g++ elsewhere: its own tree
+    cfg = dict(rlimits=limits, read=[*tools, *_SYSTEM_READS, *map(str, reads)], write=[str(scratch), '/dev/null'])
+    exe = shutil.which(str(cmd[0]), path=compiler_env(scratch)['PATH']) or str(cmd[0])   # found before the rules hide the caller's world
+    return [sys.executable or shutil.which('python3'), '-I', '-S', '-c', _CONFINE_PY, json.dumps(cfg), exe, *map(str, cmd[1:])]
+
+def confinement() -> str:
+    "What confines the compiler on this machine, in words (recorded with every build)."
+    fs = (f'Landlock ABI {landlock_abi()}: reads only the CUDA toolkit, system headers and libraries, writes only its scratch folder'
+          if landlock_abi() else 'no Landlock: file reads are not confined (the static check refuses paths, __has_include and incbin)')
+    return f'{fs}; {MAX_COMPILER_BYTES >> 30} GiB address space, CPU time, process and file-size limits; scrubbed environment'
+
+# %% ../nbs/04_compiler.ipynb #cb0a5c8d
+BUILD_VERSION = 3   # bump when the build or what is cached changes
 
 @lru_cache(None)
 def toolchain() -> str:
-    "nvcc's and the host compiler's versions: part of every cache key."
-    cxx = shutil.which('g++') or shutil.which('c++')
+    "nvcc's and the host compiler's versions and places: part of every cache key."
+    path = compiler_env('/')['PATH']
+    cxx = shutil.which('g++', path=path) or shutil.which('c++', path=path)
     host = run_capped([cxx, '-dumpfullversion'], timeout=30).stdout.strip() if cxx else 'none'
-    return f'nvcc {nvcc_version()}; g++ {host}'
+    return f'nvcc {nvcc_version()} ({_nvcc()}); g++ {host} ({cxx})'
 
+# %% ../nbs/04_compiler.ipynb #fa704246
 def nvcc_commands(arch: str, flags=(), cudart: str = 'static') -> tuple[list[str], list[str]]:
     "The compile and link command lines (without input and output files)."
     if cudart not in ('static', 'shared'): raise ValueError(f"cudart must be 'static' or 'shared', not {cudart!r}")
-    compile_ = [nvcc_path(), '-c', '-Xcompiler', '-fPIC', '-O3', '-lineinfo', f'-arch={arch}', '-Xptxas', '-v', *flags]
-    link = [nvcc_path(), '-shared', f'-arch={arch}', f'-cudart={cudart}', '-Xlinker', '-z,defs']
+    compile_ = [_nvcc(), '-c', '-Xcompiler', '-fPIC', '-O3', '-lineinfo', f'-arch={arch}', '-Xptxas', '-v', *flags]
+    link = [_nvcc(), '-shared', f'-arch={arch}', f'-cudart={cudart}', '-Xlinker', '-z,defs']
     return compile_, link
 
+# %% ../nbs/04_compiler.ipynb #b21ee32a
 def build_key(source: str, arch: str, flags=(), cudart: str = 'static') -> str:
     "The content address of a build."
     return content_hash(source, arch, '\x1f'.join(flags), cudart, toolchain(), BUILD_VERSION)
 
-def _limited(cmd: list[str]) -> list[str]:
-    return ['prlimit', f'--fsize={MAX_FILE_BYTES}', '--core=0', '--', *cmd] if shutil.which('prlimit') else cmd
-
+# %% ../nbs/04_compiler.ipynb #74bc0ef1
 @contextmanager
 def _build_lock(root: Path, key: str, wait: float):
     "Hold the lock of `key` (waiting up to `wait` s); yields whether it was obtained."
@@ -819,16 +1092,25 @@ def _build_lock(root: Path, key: str, wait: float):
         finally:
             if got: fcntl.flock(f, fcntl.LOCK_UN)
 
+# %% ../nbs/04_compiler.ipynb #083ee7d0
+def _file_hash(path) -> str:
+    import hashlib
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for chunk in iter(lambda: f.read(1 << 20), b''): h.update(chunk)
+    return h.hexdigest()
+
 def _load_cached(folder: Path) -> CompileResult | None:
     try: r = CompileResult.from_json((folder/'result.json').read_text())
     except (OSError, ValueError, TypeError, KeyError): return None
     lib = folder/'candidate.so'
-    if r.ok and not lib.exists(): return None
+    if r.ok and (not lib.exists() or _file_hash(lib) != r.extra.get('lib_sha256')): return None   # not the library built here
     r.lib_path = str(lib) if r.ok else None
     try: os.utime(folder)          # recently used: kept by `prune_cache`
     except OSError: pass
     return r
 
+# %% ../nbs/04_compiler.ipynb #c31c1c79
 _SOURCE_SUFFIXES = ('.cu', '.cpp', '.cc', '.c', '.o')
 
 def split_extra_sources(flags) -> tuple[tuple, tuple]:
@@ -836,6 +1118,7 @@ def split_extra_sources(flags) -> tuple[tuple, tuple]:
     files = tuple(f for f in flags if str(f).endswith(_SOURCE_SUFFIXES) and Path(f).is_file())
     return tuple(f for f in flags if f not in files), files
 
+# %% ../nbs/04_compiler.ipynb #f167db06
 def _extra_object(path, arch: str, flags, timeout: float, root: Path) -> tuple[Path | None, str]:
     "A trusted helper source compiled once into a cached object (objects are used as they are)."
     path = Path(path)
@@ -847,34 +1130,74 @@ def _extra_object(path, arch: str, flags, timeout: float, root: Path) -> tuple[P
     with tempfile.TemporaryDirectory(dir=obj.parent) as d:
         src = Path(d)/f'helper{path.suffix}'
         shutil.copy(path, src)
-        r = run_capped(_limited([nvcc_path(), '-c', '-Xcompiler', '-fPIC', '-O3', f'-arch={arch}', *flags, src.name, '-o', 'helper.o']),
-                       timeout=timeout, cwd=d, env={**os.environ, 'TMPDIR': d})
+        r = run_capped(confined([_nvcc(), '-c', '-Xcompiler', '-fPIC', '-O3', f'-arch={arch}', *flags, src.name, '-o', 'helper.o'], d,
+                                cpu_seconds=timeout), timeout=timeout, cwd=d, env=compiler_env(d))
         if r.returncode != 0 or not Path(d, 'helper.o').exists(): return None, f'{path.name}: ' + (r.stdout + r.stderr)[-2000:]
         os.replace(Path(d, 'helper.o'), obj)
     return obj, ''
 
-def _build(source: str, arch: str, flags, cudart: str, key: str, timeout: float, root: Path, keep: bool, extra_sources=()) -> CompileResult:
-    "Build in a fresh folder under `root`; with `keep`, publish it as `root/key` (atomically)."
-    t0 = time.perf_counter()
-    tmp = Path(tempfile.mkdtemp(dir=root, prefix=f'.{key}.'))
-    (tmp/'candidate.cu').write_text(source)
-    env = {**os.environ, 'TMPDIR': str(tmp)}
+# %% ../nbs/04_compiler.ipynb #6db488bf
+def _left(deadline: float, least: float = 0.5) -> float: return max(least, deadline - time.perf_counter())
+
+def _compile_and_link(tmp: Path, arch: str, flags, cudart: str, deadline: float, root: Path, extra_sources) -> tuple[bool, str, bool, dict]:
+    "nvcc's compile and link steps in `tmp`, confined, before `deadline`: (built, log, timed out, details)."
     compile_, link = nvcc_commands(arch, flags, cudart)
-    extra = dict(nvcc=nvcc_version(), flags=list(flags), cudart=cudart, extra_sources=[str(f) for f in extra_sources])
-    r1 = run_capped(_limited([*compile_, 'candidate.cu', '-o', 'candidate.o']), timeout=timeout, cwd=tmp, env=env)
+    extra = dict(nvcc=nvcc_version(), flags=list(flags), cudart=cudart, extra_sources=[str(f) for f in extra_sources],
+                 confinement=confinement())
+    reads = [f[2:] for f in flags if f.startswith('-I') and len(f) > 2]       # trusted flags may name include folders
+    def run(cmd, more=()):
+        t = _left(deadline, 0.1)
+        return run_capped(confined(cmd, tmp, [*reads, *more], t), timeout=t, cwd=tmp, env=compiler_env(tmp))
+    r1 = run([*compile_, 'candidate.cu', '-o', 'candidate.o'])
     log, timed_out = r1.stdout + r1.stderr, r1.timed_out
     extra['compile_seconds'] = round(r1.seconds, 4)
     ok = r1.returncode == 0 and (tmp/'candidate.o').exists()
     objects = []
     for f in extra_sources if ok else ():
-        obj, err = _extra_object(f, arch, flags, timeout, root)
+        obj, err = _extra_object(f, arch, flags, max(60.0, _left(deadline)), root)   # trusted, built once per cache
         if obj is None: ok, log = False, log + f'\nextra source {err}'
         else: objects.append(str(obj))
     if ok:
-        r2 = run_capped(_limited([*link, 'candidate.o', *objects, '-o', 'candidate.so']), timeout=max(1.0, timeout - r1.seconds), cwd=tmp, env=env)
+        r2 = run([*link, 'candidate.o', *objects, '-o', 'candidate.so'], objects)
         log, timed_out = log + r2.stdout + r2.stderr, r2.timed_out
         extra['link_seconds'] = round(r2.seconds, 4)
         ok = r2.returncode == 0 and (tmp/'candidate.so').exists()
+    return ok, log, timed_out, extra
+
+# %% ../nbs/04_compiler.ipynb #c5538069
+def _inspect_build(tmp: Path, ok: bool, deadline: float, extra: dict) -> None:
+    "What the host object imports and would run at load time, and what the library exports, into `extra`."
+    obj = tmp/'candidate.o'
+    try:
+        if obj.exists():
+            extra['imports'] = host_imports(obj, _left(deadline))
+            extra['syscall'] = has_syscall(obj, _left(deadline))
+            extra['load_time'] = load_time_functions(obj, _left(deadline))
+        if ok: extra['exports'] = exported_functions(tmp/'candidate.so', _left(deadline))
+    except OSError as e: extra['inspect_error'] = f'cannot inspect the build ({e}): nm and objdump (binutils) are needed'
+
+# %% ../nbs/04_compiler.ipynb #2f862daa
+def _publish(r: CompileResult, tmp: Path, root: Path, key: str, keep: bool, timed_out: bool) -> CompileResult:
+    "Move the build folder `tmp` to its place in the cache (`root/key` when kept) and point `r` at its library."
+    if timed_out: shutil.rmtree(tmp, ignore_errors=True); return r
+    final = root/key if keep else root/f'{key}-{tmp.name.rsplit(".", 1)[-1]}'
+    atomic_write(tmp/'result.json', r.to_json())
+    try: os.rename(tmp, final)
+    except OSError:                 # another writer published the same key first: theirs is as good as ours
+        shutil.rmtree(tmp, ignore_errors=True)
+        return _load_cached(final) or r
+    r.lib_path = str(final/'candidate.so') if r.ok else None
+    return r
+
+# %% ../nbs/04_compiler.ipynb #512a10fc
+def _build(source: str, arch: str, flags, cudart: str, key: str, timeout: float, root: Path, keep: bool, extra_sources=(),
+           deadline: float | None = None) -> CompileResult:
+    "Build in a fresh folder under `root` before `deadline` (`timeout` s from now by default); with `keep`, publish it as `root/key`."
+    t0 = time.perf_counter()
+    deadline = deadline or t0 + timeout
+    tmp = Path(tempfile.mkdtemp(dir=root, prefix=f'.{key}.'))
+    (tmp/'candidate.cu').write_text(source)
+    ok, log, timed_out, extra = _compile_and_link(tmp, arch, flags, cudart, deadline, root, extra_sources)
     diagnostics = parse_diagnostics(log, source)
     if ok and (tmp/'candidate.so').stat().st_size > MAX_LIB_BYTES:
         ok = False; diagnostics.append(Diagnostic(None, 'error', f'the library is over {MAX_LIB_BYTES >> 20} MB: no kernel needs that'))
@@ -882,29 +1205,18 @@ def _build(source: str, arch: str, flags, cudart: str, key: str, timeout: float,
     elif not ok and not any(d.severity == 'error' for d in diagnostics):
         tail = [l for l in log.splitlines() if l.strip()][-3:]
         diagnostics.append(Diagnostic(None, 'error', ' / '.join(tail)[:MAX_MESSAGE_CHARS] or 'nvcc failed without a message'))
-    try:
-        if (tmp/'candidate.o').exists(): extra['imports'], extra['syscall'] = host_imports(tmp/'candidate.o'), has_syscall(tmp/'candidate.o')
-        if ok: extra['exports'] = exported_functions(tmp/'candidate.so')
-    except OSError as e: extra['inspect_error'] = f'cannot inspect the build ({e}): nm and objdump (binutils) are needed'
+    if not timed_out: _inspect_build(tmp, ok, deadline, extra)
+    if ok: extra['lib_sha256'] = _file_hash(tmp/'candidate.so')
     for junk in tmp.iterdir():
         if junk.name not in ('candidate.cu', 'candidate.so'): shutil.rmtree(junk) if junk.is_dir() else junk.unlink()
-    kernels = parse_ptxas(log)
     extra['mangled'] = [m.group(1) for m in re.finditer(r"Compiling entry function '([^']+)'", log)]
     extra['timed_out'], extra['log_truncated'] = timed_out, len(log) > MAX_LOG_CHARS
     r = CompileResult(ok, Verdict.COMPILED if ok else Verdict.COMPILE_ERROR, source, arch, safe_text(log, MAX_LOG_CHARS),
-                      diagnostics, [], kernels, time.perf_counter() - t0, False, None, key, extra)
+                      diagnostics, [], parse_ptxas(log), time.perf_counter() - t0, False, None, key, extra)
     r.extra['build_seconds'] = round(r.seconds, 4)
-    final = root/key if keep and not timed_out else root/f'{key}-{tmp.name.rsplit(".", 1)[-1]}'
-    if timed_out: shutil.rmtree(tmp, ignore_errors=True); return r
-    atomic_write(tmp/'result.json', r.to_json())
-    try: os.rename(tmp, final)
-    except OSError:                 # another writer published the same key first: theirs is as good as ours
-        shutil.rmtree(tmp, ignore_errors=True)
-        return _load_cached(final) or r
-    r.lib_path = str(final/'candidate.so') if ok else None
-    return r
+    return _publish(r, tmp, root, key, keep and 'inspect_error' not in extra, timed_out)   # a failed inspection is tried again
 
-# %% ../nbs/04_compiler.ipynb #fa704246
+# %% ../nbs/04_compiler.ipynb #6044f4c5
 def _occupancy_report(r: CompileResult, block_size: int | None = None, launches: list | None = None) -> dict:
     "Per kernel (by short name): theoretical occupancy at its launch's block size (256 assumed when unknown)."
     try: arch_limits(r.arch)
@@ -921,6 +1233,18 @@ def _occupancy_report(r: CompileResult, block_size: int | None = None, launches:
         out[name] = {**o, 'assumed_block': block is None}
     return out
 
+# %% ../nbs/04_compiler.ipynb #e81ad38e
+def _post_issues(r: CompileResult, task) -> list[StaticIssue]:
+    "Refusals read from the build: imports, system calls, load-time code, a build not inspected, a launcher not exported."
+    post = import_issues(r.extra.get('imports', []), r.extra.get('syscall', False), r.extra.get('load_time', []))
+    if r.extra.get('inspect_error'): post.append(StaticIssue('not-inspected', r.extra['inspect_error']))
+    launcher = _launcher_name(task)
+    if launcher and launcher not in r.extra.get('exports', []):
+        post.append(StaticIssue('launcher-not-exported', f'the library does not export `{launcher}`; '
+                                f'define it as `{task.signature} {{ … }}`'))
+    return post
+
+# %% ../nbs/04_compiler.ipynb #b89c9f84
 def compile_candidate(source: str, task=None, arch: str | None = None, timeout: float = 60, cache: bool = True, flags: tuple = (),
                       *, check: bool = True, cudart: str = 'static') -> CompileResult:
     "Check and build `source` (CUDA C++ with an `extern \"C\"` launcher) into a shared library, with its resource report."
@@ -933,9 +1257,12 @@ def compile_candidate(source: str, task=None, arch: str | None = None, timeout: 
     if text is None:
         return done(CompileResult(False, Verdict.REJECTED, '', arch, why, issues=[StaticIssue('too-long' if 'over the limit' in why else 'bad-text', why)]))
     if not text.strip(): return done(CompileResult(False, Verdict.NO_CODE, text, arch, 'the source is empty'))
-    task = _resolve_task(task)
+    task, deadline = _resolve_task(task), t0 + timeout
     issues = static_check(text, task) if check else []
     if issues: return done(CompileResult(False, Verdict.REJECTED, text, arch, issues=issues))
+    if time.perf_counter() > deadline:
+        return done(CompileResult(False, Verdict.COMPILE_ERROR, text, arch, diagnostics=[Diagnostic(None, 'error',
+                    f'checking the source took longer than {timeout:g} s')], extra=dict(timed_out=True)))
     if nvcc_path() is None:
         return done(CompileResult(False, Verdict.COMPILE_ERROR, text, arch, 'nvcc not found',
                                   [Diagnostic(None, 'error', 'nvcc is not on PATH or under $CUDA_HOME')]))
@@ -945,21 +1272,14 @@ def compile_candidate(source: str, task=None, arch: str | None = None, timeout: 
     r = _load_cached(root/key) if cache else None
     if r is not None: r.cache_hit = True
     elif cache:
-        with _build_lock(root, key, wait=timeout + 10):
+        with _build_lock(root, key, wait=_left(deadline, 0)):
             r = _load_cached(root/key)
             if r is not None: r.cache_hit = True
             else:
                 if (root/key).exists(): shutil.rmtree(root/key, ignore_errors=True)   # unreadable entry: rebuild it
-                r = _build(text, arch, flags, cudart, key, timeout, root, keep=True, extra_sources=extra_sources)
-    else: r = _build(text, arch, flags, cudart, key, timeout, root, keep=False, extra_sources=extra_sources)
-    if r.ok and check:
-        post = import_issues(r.extra.get('imports', []), r.extra.get('syscall', False))
-        if r.extra.get('inspect_error'): post.append(StaticIssue('not-inspected', r.extra['inspect_error']))
-        launcher = _launcher_name(task)
-        if launcher and launcher not in r.extra.get('exports', []):
-            post.append(StaticIssue('launcher-not-exported', f'the library does not export `{launcher}`; '
-                                    f'define it as `{task.signature} {{ … }}`'))
-        if post: r.ok, r.verdict, r.issues, r.lib_path = False, Verdict.REJECTED, post, None
+                r = _build(text, arch, flags, cudart, key, timeout, root, True, extra_sources, deadline)
+    else: r = _build(text, arch, flags, cudart, key, timeout, root, False, extra_sources, deadline)
+    if r.ok and check and (post := _post_issues(r, task)): r.ok, r.verdict, r.issues, r.lib_path = False, Verdict.REJECTED, post, None
     launches = launch_configs(text)
     detail = _occupancy_report(r, launches=launches)
     r.extra['occupancy'] = {k: v['occupancy'] for k, v in detail.items()}   # {kernel: occupancy}: what the reward reads
@@ -988,6 +1308,7 @@ def available_cores() -> int:
     try: return len(os.sched_getaffinity(0))
     except (AttributeError, OSError): return os.cpu_count() or 1
 
+# %% ../nbs/04_compiler.ipynb #60414c3b
 def compile_many(sources_or_texts, task=None, workers: int | None = None, progress: bool = False, **kw) -> list[CompileResult]:
     "`compile_text` for each item (model text or bare source), `workers` at a time; `task` is one task or one per item."
     items = list(sources_or_texts)
@@ -1066,7 +1387,9 @@ _CSS = ('<style>.cudarl-k{font-family:ui-monospace,SFMono-Regular,Menlo,monospac
         '.cudarl-k th{background:#f6f8fa}.cudarl-k .src{max-height:420px;overflow:auto;border:1px solid #d0d7de}'
         '.cudarl-k .ln{color:#6e7781;display:inline-block;width:3.5em;text-align:right;padding-right:8px;user-select:none}'
         '.cudarl-k .err{background:#ffebe9}.cudarl-k .warn{background:#fff8c5}.cudarl-k .msg{color:#cf222e;padding-left:4.5em;white-space:pre-wrap}'
-        '.cudarl-k .wmsg{color:#9a6700;padding-left:4.5em;white-space:pre-wrap}.cudarl-k pre{margin:0}</style>')
+        '.cudarl-k .wmsg{color:#9a6700;padding-left:4.5em;white-space:pre-wrap}.cudarl-k pre{margin:0}'
+        '.cudarl-k .src pre{white-space:pre;overflow-x:auto}.cudarl-k .src pre>div{white-space:pre;min-width:max-content}'
+        '.cudarl-k .nolaunch{color:#cf222e;font-weight:bold;background:#ffebe9}.cudarl-k .note{font-size:11px;margin:0;line-height:1.2}</style>')
 
 def _header_html(r: CompileResult) -> str:
     colour = _VERDICT_COLOURS.get(r.verdict, '#6e7781')
@@ -1081,6 +1404,7 @@ def _header_html(r: CompileResult) -> str:
     if unplaced: out += '<ul>' + ''.join(f'<li style="color:#cf222e">{html.escape(d.message)}</li>' for d in unplaced) + '</ul>'
     return out
 
+# %% ../nbs/04_compiler.ipynb #79ead4e0
 def _resources_html(r: CompileResult, block_size: int | None = None) -> str:
     if not r.kernels: return ''
     occ = _occupancy_report(r, block_size)
@@ -1092,13 +1416,16 @@ def _resources_html(r: CompileResult, block_size: int | None = None) -> str:
                  f'<td>{_fmt_bytes(k.shared_bytes)}</td>',
                  f'<td style="{"color:#cf222e;font-weight:bold" if k.spills else ""}">{k.spill_store_bytes} / {k.spill_load_bytes} B</td>',
                  f'<td>{k.stack_bytes} B</td>', f'<td>{k.barriers}</td>']
-        if o: cells += [f'<td>{o["block_size"]}{"*" if o.get("assumed_block") else ""}</td>', f'<td>{o["occupancy"]:.0%}</td>',
-                        f'<td style="text-align:left">{html.escape(o["limited_by"])}</td>']
+        block = f'<td>{o["block_size"]}{"*" if o.get("assumed_block") else ""}</td>' if o else '<td></td>'
+        if o and o['launchable']: cells += [block, f'<td>{o["occupancy"]:.0%}</td>', f'<td style="text-align:left">{html.escape(o["limited_by"])}</td>']
+        elif o: cells += [block, '<td class="nolaunch">cannot launch</td>',      # the words feedback() uses
+                          f'<td class="nolaunch" style="text-align:left">not enough {html.escape(o["limited_by"])}</td>']
         else: cells += ['<td></td>'] * 3
         rows.append('<tr>' + ''.join(cells) + '</tr>')
-    note = '<br><small>* block size not readable from the launch: 256 assumed</small>' if any(o.get('assumed_block') for o in occ.values()) else ''
+    note = '<p class="note">* block size not readable from the launch: 256 assumed</p>' if any(o.get('assumed_block') for o in occ.values()) else ''
     return '<table>' + ''.join(rows) + '</table>' + note
 
+# %% ../nbs/04_compiler.ipynb #1b1436b3
 def _source_html(r: CompileResult, max_lines: int = 2000) -> str:
     if not r.source: return ''
     marks = {}
@@ -1114,30 +1441,67 @@ def _source_html(r: CompileResult, max_lines: int = 2000) -> str:
         out += [f'<div class="{"msg" if k == "err" else "wmsg"}">{"✗" if k == "err" else "⚠"} {html.escape(m)}</div>' for k, m in marks.get(n, [])]
     return '<div class="src"><pre>' + ''.join(out) + '</pre></div>'
 
+# %% ../nbs/04_compiler.ipynb #a6ab4474
 def kernel_report_html(result: CompileResult, block_size: int | None = None) -> str:
     "The inspector's content as one HTML string: header, resources with occupancy, marked source, log."
     log = f'<details><summary>full log ({len(result.log):,} characters)</summary><pre>{html.escape(result.log)}</pre></details>' if result.log else ''
     return f'<div class="cudarl-k">{_CSS}{_header_html(result)}{_resources_html(result, block_size)}{_source_html(result)}{log}</div>'
 
+# %% ../nbs/04_compiler.ipynb #57c5585f
+def kernel_report_text(result: CompileResult, block_size: int | None = None) -> str:
+    "The inspector's content as plain text: verdict, arch, time and key, then what `feedback` tells the model."
+    r = result
+    took = f'cache hit in {r.seconds * 1e3:.1f} ms' if r.cache_hit else f'{r.seconds:.2f} s'
+    return f'{r.verdict}  {r.arch}  {took}' + (f'  key {r.key}' if r.key else '') + '\n' + feedback(r, max_errors=10, block_size=block_size)
+
+# %% ../nbs/04_compiler.ipynb #fc7ce464
+@lru_cache(None)
+def _inspector_class():
+    import ipywidgets as W
+    class KernelInspector(W.VBox):
+        "The kernel inspector's widgets, shown as the text report where widgets cannot be drawn."
+        def __repr__(self):
+            if not hasattr(self, 'as_launched'): return super().__repr__()       # still being built
+            return kernel_report_text(self.result, None if self.as_launched.value else self.slider.value)
+        def _repr_pretty_(self, p, cycle): p.text(repr(self))
+        def _repr_mimebundle_(self, **kw):
+            return {**super()._repr_mimebundle_(**kw), 'text/plain': repr(self)}
+    return KernelInspector
+
+def _launched_block(r: CompileResult) -> int:
+    "The block size the source launches its first readable kernel with; 256 when no launch can be read."
+    occ = r.extra.get('occupancy_detail') or _occupancy_report(r)
+    return next((o['block_size'] for o in occ.values() if not o.get('assumed_block')), 256)
+
+# %% ../nbs/04_compiler.ipynb #60c7978d
 def inspect_kernel(result: CompileResult, block_size: int | None = None):
     "An ipywidgets view of `result`: verdict, resources and occupancy (with a block-size slider), marked source, log."
     import ipywidgets as W
-    table = W.HTML(f'<div class="cudarl-k">{_CSS}{_resources_html(result, block_size)}</div>')
-    parts = [W.HTML(f'<div class="cudarl-k">{_CSS}{_header_html(result)}</div>')]
-    if result.kernels:
-        slider = W.IntSlider(value=block_size or 256, min=32, max=1024, step=32, description='block size', continuous_update=True)
-        reset = W.Checkbox(value=block_size is None, description='as launched', indent=False)
-        def update(_=None):
-            table.value = f'<div class="cudarl-k">{_CSS}{_resources_html(result, None if reset.value else slider.value)}</div>'
-        slider.observe(lambda ch: (setattr(reset, 'value', False), update()), 'value'); reset.observe(update, 'value')
-        parts += [W.HBox([slider, reset]), table]
-    parts.append(W.HTML(f'<div class="cudarl-k">{_CSS}{_source_html(result)}</div>'))
+    wrap = lambda body: f'<div class="cudarl-k">{_CSS}{body}</div>'
+    table = W.HTML(wrap(_resources_html(result, block_size)))
+    launched = _launched_block(result)
+    slider = W.IntSlider(value=block_size or launched, min=32, max=1024, step=32, description='block size', continuous_update=True)
+    reset = W.Checkbox(value=block_size is None, description='as launched', indent=False)
+    moving = []                                     # set while the box moves the slider itself
+    def update(_=None): table.value = wrap(_resources_html(result, None if reset.value else slider.value))
+    def moved(_):
+        if not moving: reset.value = False
+        update()
+    def reticked(ch):
+        if ch['new']:
+            moving.append(1)
+            try: slider.value = launched
+            finally: moving.pop()
+        update()
+    slider.observe(moved, 'value'); reset.observe(reticked, 'value')
+    parts = [W.HTML(wrap(_header_html(result)))] + ([W.HBox([slider, reset]), table] if result.kernels else [])
+    parts.append(W.HTML(wrap(_source_html(result))))
     if result.log:
         log = W.Accordion([W.HTML(f'<pre style="font-size:11px">{html.escape(result.log)}</pre>')], selected_index=None)
         log.set_title(0, f'full nvcc log ({len(result.log):,} characters)')
         parts.append(log)
-    box = W.VBox(parts)
-    box.result, box.table = result, table
+    box = _inspector_class()(parts)
+    box.result, box.table, box.slider, box.as_launched = result, table, slider, reset
     return box
 
 # %% ../nbs/04_compiler.ipynb #0551c3c2
@@ -1146,12 +1510,13 @@ def cubin_of(source: str, arch: str | None = None, flags=(), timeout: float = 60
     arch = normalize_arch(arch or default_arch())
     with tempfile.TemporaryDirectory() as d:
         Path(d, 'k.cu').write_text(source)
-        r = run_capped([nvcc_path(), '-cubin', f'-arch={arch}', '-O3', '-Xptxas', '-v', *flags, 'k.cu', '-o', 'k.cubin'],
-                       timeout=timeout, cwd=d, env={**os.environ, 'TMPDIR': d})
+        r = run_capped(confined([_nvcc(), '-cubin', f'-arch={arch}', '-O3', '-Xptxas', '-v', *flags, 'k.cu', '-o', 'k.cubin'], d,
+                                cpu_seconds=timeout), timeout=timeout, cwd=d, env=compiler_env(d))
         log = r.stdout + r.stderr
         if r.returncode != 0: raise RuntimeError(f'nvcc -cubin failed:\n{log[-2000:]}')
         return Path(d, 'k.cubin').read_bytes(), parse_ptxas(log), [m.group(1) for m in re.finditer(r"Compiling entry function '([^']+)'", log)]
 
+# %% ../nbs/04_compiler.ipynb #6a88d152
 def driver_occupancy(cubin: bytes, kernel: str, block_sizes=(64, 128, 256, 512, 1024), dynamic_smem: int = 0, device: int = 0) -> dict:
     "The CUDA driver's view of `kernel` (mangled name) in `cubin`: registers, shared/local bytes and active blocks per SM by block size."
     import ctypes
@@ -1192,6 +1557,7 @@ def cache_info() -> dict:
     entries = [p for p in root.iterdir() if p.is_dir() and not p.name.startswith('.')]
     return dict(path=str(root), builds=len(entries), bytes=sum(f.stat().st_size for p in entries for f in p.iterdir() if f.is_file()))
 
+# %% ../nbs/04_compiler.ipynb #0ef6920b
 def prune_cache(max_bytes: int = 2 << 30, older_than_s: float = 3600) -> int:
     "Delete least recently used builds until the cache holds at most `max_bytes`; returns how many were removed."
     root, removed = cache_dir('builds'), 0
@@ -1208,15 +1574,22 @@ def prune_cache(max_bytes: int = 2 << 30, older_than_s: float = 3600) -> int:
     return removed
 
 # %% ../nbs/04_compiler.ipynb #a72c69d3
+@dataclass
+class CompileOptions:
+    "The build settings `cudarl-wb compile` takes from the command line."
+    task: str | None = option(None, 'check the launcher against this task (see `cudarl-wb tasks`)')
+    arch: str | None = option(None, 'target architecture, e.g. sm_90; without it, the GPU here, else sm_90')
+    block_size: int | None = option(None, 'block size for occupancy; without it, read from the launch, else 256')
+    timeout: float = option(60, 'seconds before nvcc is stopped')
+    no_cache: bool = option(False, 'build even when the cache has this build')
+
+# %% ../nbs/04_compiler.ipynb #8e256886
 def compile_args(p):
     p.add_argument('file', metavar='FILE', help='a .cu file or a model response in Markdown; - reads standard input')
-    p.add_argument('--task', help='check the launcher against this task (see `cudarl-wb tasks`)')
-    p.add_argument('--arch', help='target architecture, e.g. sm_90 (default: the GPU here, else sm_90)')
-    p.add_argument('--block-size', type=int, help='block size for occupancy (default: read from the launch, else 256)')
-    p.add_argument('--timeout', type=float, default=60, help='seconds before nvcc is stopped (default 60)')
-    p.add_argument('--no-cache', action='store_true', help='build even when the cache has this build')
+    add_options(p, CompileOptions)
     p.add_argument('--json', action='store_true', help='print the CompileResult as JSON')
 
+# %% ../nbs/04_compiler.ipynb #55954023
 def compile_command(args) -> int:
     "Check and build FILE; print the report (or JSON); 0 when it built, 1 when not."
     try: data = sys.stdin.buffer.read() if args.file == '-' else Path(args.file).read_bytes()

@@ -9,6 +9,9 @@ from cudarl_wb.compiler import (MAX_LOG_CHARS, MAX_SOURCE_CHARS, MAX_TEXT_CHARS,
                                 feedback, short_name, static_check, theoretical_occupancy, parse_ptxas, _build, build_key, default_arch)
 from cudarl_wb.tasks import get_task
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from hostile_compile.cases import cases as hostile_cases, judge, reason, relu as relu_with
+
 REPO = Path(__file__).resolve().parents[1]
 KERNELS = sorted((REPO / 'bench' / 'kernels').glob('*.cu'))
 RELU = get_task('relu')
@@ -206,20 +209,21 @@ def test_cache_hits_identical_input_and_misses_a_changed_flag_or_arch(fresh_cach
 
 @pytest.fixture
 def counting_nvcc(tmp_path):
-    "A PATH entry whose `nvcc` logs every call to a file, then runs the real nvcc."
-    real = shutil.which('nvcc')
-    bindir, calls = tmp_path / 'bin', tmp_path / 'nvcc-calls.txt'
-    bindir.mkdir()
-    (bindir / 'nvcc').write_text(f'#!/bin/sh\necho "$@" >> {calls}\nexec {real} "$@"\n')
-    (bindir / 'nvcc').chmod(0o755)
-    env = {**os.environ, 'PATH': f'{bindir}:{os.environ["PATH"]}', 'PYTHONPATH': str(REPO)}
-    return env, calls
+    "An environment and a file to which each process running RACE logs every nvcc build it starts (nvcc itself runs confined)."
+    calls = tmp_path / 'nvcc-calls.txt'
+    calls.touch()
+    return {**os.environ, 'PYTHONPATH': str(REPO), 'CUDARL_TEST_CALLS': str(calls)}, calls
 
 
 RACE = '''
-import json, sys
-from cudarl_wb.compiler import compile_candidate
-r = compile_candidate(open(sys.argv[1]).read(), 'relu')
+import json, os, sys
+import cudarl_wb.compiler as C
+build = C._build
+def counted(*a, **k):
+    with open(os.environ['CUDARL_TEST_CALLS'], 'a') as f: f.write('-c candidate.cu\\n')
+    return build(*a, **k)
+C._build = counted
+r = C.compile_candidate(open(sys.argv[1]).read(), 'relu')
 print(json.dumps(dict(ok=r.ok, hit=r.cache_hit, lib=r.lib_path, key=r.key)))
 '''
 
@@ -361,3 +365,77 @@ extern "C" void launch(const float* x, float* y, int64_t n, cudaStream_t stream)
     assert r.ok and r.verdict is Verdict.COMPILED, (r.verdict, r.issues)
     bad = compile_candidate(src.replace('k<<<', 'if (n < 0) exit(1);\n    k<<<'), task=get_task('relu'))
     assert bad.verdict is Verdict.REJECTED and any('exit' in i.message for i in bad.issues), bad.issues
+
+
+# The compile side against hostile candidates (tests/hostile_compile/cases.py; bench/compile_hostile.py measures them).
+SECRET_TOKEN = f'secret-{uuid.uuid4().hex}'
+HOSTILE = hostile_cases('/outside/token.txt')
+
+
+@pytest.fixture(scope='module')
+def secret_file(tmp_path_factory):
+    "A file outside every folder the compiler may read, holding a token that must never come back."
+    p = tmp_path_factory.mktemp('outside') / 'token.txt'
+    p.write_text(SECRET_TOKEN + '\n')
+    return str(p)
+
+
+@pytest.mark.parametrize('index', range(len(HOSTILE)), ids=[f"{c['cls']}: {c['name']}" for c in HOSTILE])
+def test_hostile_candidate_is_judged_in_time_and_leaks_nothing(index, secret_file):
+    c = hostile_cases(secret_file)[index]
+    task = get_task(c['task']) if c['check'] else None
+    t0 = time.perf_counter()
+    r = compile_candidate(c['source'], task, timeout=c['timeout'], cache=False, check=c['check'])
+    ok, why = judge(c, r, time.perf_counter() - t0, SECRET_TOKEN)
+    assert ok, (why, reason(r), r.log[-800:])
+
+
+def test_the_environment_cannot_change_a_build(monkeypatch):
+    src = relu_with(top='#ifdef FROM_ENV\n#error the environment reached nvcc\n#endif\n')
+    plain = compile_candidate(src, RELU)
+    monkeypatch.setenv('NVCC_APPEND_FLAGS', '-DFROM_ENV=1')
+    monkeypatch.setenv('NVCC_PREPEND_FLAGS', '-DFROM_ENV=1')
+    monkeypatch.setenv('CPATH', '/etc')
+    fresh = compile_candidate(src, RELU, cache=False)
+    assert plain.ok and fresh.ok, feedback(fresh)
+    assert compile_candidate(src, RELU).key == plain.key        # so the key needs none of it
+
+
+def test_a_tampered_cached_library_is_built_again():
+    first = compile_candidate(kernel_with(), RELU)
+    lib = Path(first.lib_path)
+    lib.write_bytes(lib.read_bytes() + b'\0')
+    again = compile_candidate(kernel_with(), RELU)
+    assert first.ok and again.ok and not again.cache_hit and again.lib_path == first.lib_path
+    assert compile_candidate(kernel_with(), RELU).cache_hit
+
+
+def test_load_time_code_is_found_in_the_host_object_whatever_its_spelling():
+    src = relu_with(top='static int side() { printf("x"); return 1; }\nstatic int value = side();\n'
+                        '__attribute__((__constructor__)) static void at_load() { printf("y"); }\n'
+                        '[[gnu::destructor]] static void at_unload() { printf("z"); }\n')
+    r = compile_candidate(src, RELU, check=False)
+    assert r.ok and len(r.extra['load_time']) == 3, r.extra.get('load_time')
+    assert compile_candidate(kernel_with(), RELU).extra['load_time'] == []      # nvcc's own registration is not counted
+
+
+def test_the_compiler_runs_confined():
+    from cudarl_wb.compiler import landlock_abi
+    r = compile_candidate(kernel_with(), RELU)
+    assert 'scrubbed environment' in r.extra['confinement']
+    if landlock_abi(): assert r.extra['confinement'].startswith('Landlock')
+
+
+PATHOLOGICAL = {'identifier': 'int ' + 'a' * 99_000, '<<<': '<<<' * 33_000, '[[': '[[' * 49_000, '/*': '/* ' * 33_000,
+                'quotes': "'" * 99_000, 'int x =': 'int x = ' * 12_000, 'namespace {': 'namespace a {' * 7_500,
+                '#if {': '#if 1\n{\n' * 12_000, 'k<>>><<<': ('k<' + '>' * 200 + '<<<') * 480, 'dim3': 'dim3 b(' * 14_000}
+
+
+@pytest.mark.parametrize('name', list(PATHOLOGICAL))
+def test_the_static_check_and_launch_reader_stay_linear(name):
+    "A source at the size limit built to make a quadratic reader crawl: far under a second here; 5 s is the alarm."
+    t0 = time.perf_counter()
+    static_check(PATHOLOGICAL[name], RELU)
+    from cudarl_wb.compiler import launch_configs
+    launch_configs(PATHOLOGICAL[name])
+    assert time.perf_counter() - t0 < 5
