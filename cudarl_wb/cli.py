@@ -24,7 +24,8 @@ COMMANDS = {  # name: (module, one-line help)
     'models': ('cudarl_wb.models', 'model presets, parameter counts, retrain the tokenizer'),
     'episode': ('cudarl_wb.episode', 'run one multi-turn episode and write its transcript'),
     'sft': ('cudarl_wb.sft', 'warm-start the Generator and Optimizer adapters'),
-    'train': ('cudarl_wb.grpo', 'multi-turn GRPO training'),
+    'train': ('cudarl_wb.trainer', 'multi-turn GRPO training'),
+    'evaluate': ('cudarl_wb.evaluate', 'a model or a folder of kernels on a task set: fast_p and speedups'),
 }
 
 # %% ../nbs/17_cli.ipynb #cc68c01a

@@ -152,14 +152,11 @@ def test_run_all_has_no_error(lab, browser, name):
 # One DOM test per widget: an ipywidgets box in an output area holding the widget's own parts.
 WIDGETS = {
     '04_compiler': ('kernel inspector', '.widget-vbox:has(.widget-slider:has-text("block size")):has(.cudarl-k table:has-text("occupancy"))'),
-    '07_reward': ('reward group view', '.widget-vbox:has(.widget-slider:has-text("candidate")):has(table:has-text("advantage"))'),
+    '07_reward': ('reward group view', '.widget-vbox:has(.widget-slider:has-text("candidate")):has(table:has-text("verdict"))'),
     '11_episode': ('transcript viewer', '.widget-vbox:has(.widget-dropdown:has-text("episode")):has(.cw-ep)'),
 }
 
-@pytest.mark.parametrize('name', [
-    '04_compiler',
-    pytest.param('07_reward', marks=pytest.mark.xfail(reason='07_reward builds the reward group view without displaying it', strict=False)),
-    '11_episode'])
+@pytest.mark.parametrize('name', NOTEBOOKS)
 def test_widget_renders(lab, browser, name):
     page = _run_notebook(lab, browser, name)[0]
     what, selector = WIDGETS[name]
