@@ -177,8 +177,8 @@ class StepConfig(Record):
     micro_batch: int = option(8, 'turns per forward pass (gradients accumulate)')
     max_grad_norm: float = option(1.0, 'gradient clip')
     temperature: float = option(1.0, "the group's sampling temperature")
-    min_pass_rate: float = option(0.0, 'train on tasks whose pass rate is above this')
-    max_pass_rate: float = option(1.0, 'and below this')
+    min_pass_rate: float = option(0.0, 'a task is trained on while its pass rate is above this (see informative_tasks)')
+    max_pass_rate: float = option(1.0, 'a task is trained on while its pass rate is below this')
 
 # %% ../nbs/13_grpo.ipynb #f2219ed8
 def advantage_groups(samples: list[Sample], per_turn: bool = True) -> torch.Tensor:
