@@ -13,19 +13,20 @@ import torch.nn.functional as F
 from .core import *
 
 # %% auto #0
-__all__ = ['group_advantages', 'token_logprobs', 'clipped_surrogate', 'kl_k3', 'aggregate_loss', 'grpo_loss', 'Sample',
-           'samples_of', 'pad_samples', 'StepConfig', 'grpo_step', 'frozen_logprobs', 'micro_batches', 'padded']
+__all__ = ['group_advantages', 'turn_returns', 'leave_one_out', 'token_logprobs', 'clipped_surrogate', 'kl_k3', 'aggregate_loss',
+           'grpo_loss', 'Sample', 'samples_of', 'pad_samples', 'pass_rates', 'informative_tasks', 'StepConfig',
+           'advantage_groups', 'step_advantages', 'grpo_step', 'frozen_logprobs', 'micro_batches', 'padded']
 
 # %% ../nbs/13_grpo.ipynb #807b2017
 def group_advantages(rewards: torch.Tensor, group_ids: torch.Tensor, scale: str = 'group',
-                     eps: float = 1e-6, min_std: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
-    "Advantages of `rewards` relative to their group (`group_ids`), and a mask of zero-variance groups."
+                     eps: float = 1e-6, min_std: float = 0.0, loo: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+    "Advantages of `rewards` relative to their group (`group_ids`; with `loo` to the group's others), and a mask of zero-variance groups."
     rewards = rewards.float()
     uniq, inv = torch.unique(group_ids, return_inverse=True)
     n = torch.zeros(len(uniq)).index_add_(0, inv, torch.ones_like(rewards))
     mean = torch.zeros(len(uniq)).index_add_(0, inv, rewards) / n
-    centered = rewards - mean[inv]
-    var = torch.zeros(len(uniq)).index_add_(0, inv, centered ** 2) / n.clamp_min(1)
+    var = torch.zeros(len(uniq)).index_add_(0, inv, (rewards - mean[inv]) ** 2) / n.clamp_min(1)
+    centered = leave_one_out(rewards, group_ids) if loo else rewards - mean[inv]
     std = var.sqrt()
     flat = (std < 1e-8)[inv]
     if scale == 'group': adv = centered / (std[inv].clamp_min(min_std) + eps)
@@ -33,6 +34,24 @@ def group_advantages(rewards: torch.Tensor, group_ids: torch.Tensor, scale: str 
     elif scale == 'none': adv = centered
     else: raise ValueError(f"scale must be 'group', 'batch' or 'none', not {scale!r}")
     return adv.masked_fill(flat, 0.0), flat
+
+# %% ../nbs/13_grpo.ipynb #a1cd9d9b
+def turn_returns(scores: list[float], gamma: float = 0.4) -> list[float]:
+    "Each turn's return Σ_k γ^k s(t+k) over one episode's turn `scores`."
+    out, running = [], 0.0
+    for s in reversed(scores):
+        running = float(s) + gamma * running
+        out.append(running)
+    return out[::-1]
+
+# %% ../nbs/13_grpo.ipynb #a852f052
+def leave_one_out(rewards: torch.Tensor, group_ids: torch.Tensor) -> torch.Tensor:
+    "Each reward minus the mean of the *other* rewards of its group (0 for one alone in its group)."
+    rewards = rewards.float()
+    uniq, inv = torch.unique(group_ids, return_inverse=True)
+    n = torch.zeros(len(uniq)).index_add_(0, inv, torch.ones_like(rewards))[inv]
+    total = torch.zeros(len(uniq)).index_add_(0, inv, rewards)[inv]
+    return torch.where(n > 1, rewards - (total - rewards) / (n - 1).clamp_min(1), torch.zeros_like(rewards))
 
 # %% ../nbs/13_grpo.ipynb #daba5276
 def token_logprobs(model, input_ids: torch.Tensor, attention_mask: torch.Tensor, response_mask: torch.Tensor,
@@ -92,17 +111,23 @@ class Sample:
     response_ids: list[int]
     reward: float
     group: int
+    turn: int = 0
 
 # %% ../nbs/13_grpo.ipynb #3c8acc4a
-def samples_of(episodes) -> dict[str, list[Sample]]:
-    "Each agent's turns as samples, grouped by task."
+def _credits(ep, credit: str, gamma: float) -> list[float]:
+    scores = [t.report.reward.total for t in ep.turns]
+    if credit == 'returns': return turn_returns(scores, gamma)
+    if credit == 'episode': return [t.turn_reward if t.turn_reward is not None else s for t, s in zip(ep.turns, scores)]
+    raise ValueError(f"credit must be 'returns' or 'episode', not {credit!r}")
+
+def samples_of(episodes, credit: str = 'returns', gamma: float = 0.4) -> dict[str, list[Sample]]:
+    "Each agent's turns as samples, grouped by task, credited by `credit` ('returns' with `gamma`, or 'episode')."
     out: dict[str, list[Sample]] = {}
     for ep in episodes:
-        for t in ep.turns:
+        for t, r in zip(ep.turns, _credits(ep, credit, gamma)):
             g = t.generation
             if not g.response_ids: continue
-            r = t.turn_reward if t.turn_reward is not None else t.report.reward.total
-            out.setdefault(t.agent, []).append(Sample(t.agent, list(g.prompt_ids), list(g.response_ids), float(r), ep.group))
+            out.setdefault(t.agent, []).append(Sample(t.agent, list(g.prompt_ids), list(g.response_ids), float(r), ep.group, t.index))
     return out
 
 # %% ../nbs/13_grpo.ipynb #6789300f
@@ -118,21 +143,62 @@ def pad_samples(samples: list[Sample], pad_id: int, device='cpu') -> tuple[torch
     return ids.to(device), att.to(device), resp.to(device)
 
 # %% ../nbs/13_grpo.ipynb #fade4b6a
+def _passed(ep) -> bool:
+    b = ep.best
+    return b is not None and bool(b.report.verdict.correct if ep.mode == 'full' else b.report.verdict.compiled)
+
+def pass_rates(episodes, passed=_passed) -> dict[str, float]:
+    "Each task's share of `episodes` that passed: by default, whose best turn was correct (compiled, where judged compile-only)."
+    runs: dict[str, list[bool]] = {}
+    for ep in episodes: runs.setdefault(ep.task, []).append(bool(passed(ep)))
+    return {t: sum(v) / len(v) for t, v in runs.items()}
+
+# %% ../nbs/13_grpo.ipynb #bc6acc19
+def informative_tasks(rates: dict, low: float = 0.0, high: float = 1.0) -> list[str]:
+    "The tasks whose pass rate (a number, or the mean of a list of them) is strictly between `low` and `high`; untried ones too."
+    def rate(r): return r if not isinstance(r, (list, tuple)) else sum(r) / len(r) if r else None
+    return [t for t, r in rates.items() if rate(r) is None or low < rate(r) < high]
+
+# %% ../nbs/13_grpo.ipynb #b06b426c
 @dataclass
 class StepConfig(Record):
     "The settings of one GRPO step: advantages, the clipped loss with KL, and the update."
     epsilon: float = option(0.2, 'clip range below 1 (and above, unless --epsilon-high)')
     epsilon_high: float | None = option(0.28, 'clip range above 1: clip-higher (DAPO)')
-    beta: float = option(0.02, 'KL coefficient')
+    beta: float = option(0.0, 'KL coefficient (0: no reference model)')
+    credit: str = option('returns', "a turn's credit: its return Σ γ^k s(t+k), or the episode's credit", choices=['returns', 'episode'])
+    gamma: float = option(0.4, "discount of the later turns' scores in a turn's return")
+    baseline: str = option('turn_loo', "what a return is compared with: the task's other samples at the same turn (TRLOO) or its group's mean",
+                           choices=['turn_loo', 'group'])
     scale: str = option('group', "advantage scaling: 'none' is Dr. GRPO's", choices=['group', 'batch', 'none'])
     min_std: float = option(0.0, "floor of a group's reward std under --scale group (0: none)")
     loss_mode: str = option('token', 'how per-token losses are averaged', choices=['token', 'sequence', 'dr_grpo'])
     epochs: int = option(1, 'passes over each batch')
     micro_batch: int = option(8, 'turns per forward pass (gradients accumulate)')
     max_grad_norm: float = option(1.0, 'gradient clip')
-    temperature: float = option(0.8, "the group's sampling temperature (1.0 mostly adds typos)")
+    temperature: float = option(1.0, "the group's sampling temperature")
+    min_pass_rate: float = option(0.0, 'a task is trained on while its pass rate is above this (see informative_tasks)')
+    max_pass_rate: float = option(1.0, 'a task is trained on while its pass rate is below this')
 
-# %% ../nbs/13_grpo.ipynb #76bbc5f4
+# %% ../nbs/13_grpo.ipynb #f2219ed8
+def advantage_groups(samples: list[Sample], per_turn: bool = True) -> torch.Tensor:
+    "Group ids for the advantages: one per task group, or with `per_turn` one per task group and turn."
+    keys = [(s.group, s.turn if per_turn else 0) for s in samples]
+    index = {k: i for i, k in enumerate(dict.fromkeys(keys))}
+    return torch.tensor([index[k] for k in keys])
+
+# %% ../nbs/13_grpo.ipynb #027a2c23
+def step_advantages(samples: list[Sample], hp: StepConfig) -> tuple[torch.Tensor, dict]:
+    "One agent's advantages under `hp`, and their counts: turns, groups, flat groups and their share, rewards."
+    if hp.baseline not in ('turn_loo', 'group'): raise ValueError(f"baseline must be 'turn_loo' or 'group', not {hp.baseline!r}")
+    rewards, per_turn = torch.tensor([s.reward for s in samples]), hp.baseline == 'turn_loo'
+    ids = advantage_groups(samples, per_turn)
+    adv, flat = group_advantages(rewards, ids, hp.scale, min_std=hp.min_std, loo=per_turn)
+    groups, flat_groups = len(set(ids.tolist())), len(set(ids[flat].tolist()))
+    return adv, dict(turns=len(samples), groups=groups, flat_groups=flat_groups, flat_share=flat_groups / groups,
+                     reward_mean=float(rewards.mean()), reward_std=float(rewards.std(unbiased=False)))
+
+# %% ../nbs/13_grpo.ipynb #56f88b92
 def grpo_step(models, optimizers: dict, samples: list[Sample], hp: StepConfig, pad_id: int, device='cpu',
               reference_of=lambda agent: None, autocast=contextlib.nullcontext) -> dict:
     "One GRPO update of each agent in `optimizers` on its own turns in `samples`; metrics keyed `agent/name`."
@@ -140,10 +206,7 @@ def grpo_step(models, optimizers: dict, samples: list[Sample], hp: StepConfig, p
     for agent, opt in optimizers.items():
         mine = [s for s in samples if s.agent == agent]
         if not mine: continue
-        rewards = torch.tensor([s.reward for s in mine])
-        adv, flat = group_advantages(rewards, torch.tensor([s.group for s in mine]), hp.scale, min_std=hp.min_std)
-        counts = dict(turns=len(mine), groups=len({s.group for s in mine}), flat_groups=len({s.group for s, f in zip(mine, flat.tolist()) if f}),
-                      reward_mean=float(rewards.mean()), reward_std=float(rewards.std(unbiased=False)))
+        adv, counts = step_advantages(mine, hp)
         keep = [i for i in range(len(mine)) if float(adv[i]) != 0.0]     # a flat group has no gradient: skip its passes
         mine, adv, sums, grad_norm = [mine[i] for i in keep], adv[keep], collections.Counter(), 0.0
         with models.use(agent) as model:
