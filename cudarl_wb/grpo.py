@@ -176,9 +176,9 @@ class StepConfig(Record):
     epochs: int = option(1, 'passes over each batch')
     micro_batch: int = option(8, 'turns per forward pass (gradients accumulate)')
     max_grad_norm: float = option(1.0, 'gradient clip')
-    temperature: float = option(1.0, "the group's sampling temperature")
-    min_pass_rate: float = option(0.0, 'a task is trained on while its pass rate is above this (see informative_tasks)')
-    max_pass_rate: float = option(1.0, 'a task is trained on while its pass rate is below this')
+    temperature: float = option(0.8, "the group's sampling temperature")
+    min_pass_rate: float = option(0.0, "train on a task's group only while its pass rate is above this (with the defaults 0 and 1: every task)")
+    max_pass_rate: float = option(1.0, "train on a task's group only while its pass rate is below this (Dr. Kernel: 0.1 and 0.9)")
 
 # %% ../nbs/13_grpo.ipynb #f2219ed8
 def advantage_groups(samples: list[Sample], per_turn: bool = True) -> torch.Tensor:

@@ -17,7 +17,7 @@ from .curriculum import Curriculum, tiers_from_tasks
 from .agents import Generator, Optimizer, Sampling, Tester
 from .episode import run_episodes, save_transcripts, load_transcripts
 from .sft import start_agents, master_dtype, _device_name
-from .grpo import Sample, StepConfig, samples_of, grpo_step, _batched_logprobs
+from .grpo import Sample, StepConfig, samples_of, grpo_step, _batched_logprobs, pass_rates, informative_tasks
 
 # %% auto #0
 __all__ = ['GRPOConfig', 'heldout_compositions', 'episode_metrics', 'save_agents', 'GRPOTrainer', 'eval_score', 'plot_training',
@@ -223,6 +223,13 @@ def _autocast(self: GRPOTrainer):
     return contextlib.nullcontext()
 
 # %% ../nbs/14_trainer.ipynb #5b396e42
+def _in_band(episodes, cfg) -> list:
+    "The episodes of the tasks whose pass rate is inside `cfg`'s band (all of them at the full band 0 to 1)."
+    if cfg.min_pass_rate <= 0 and cfg.max_pass_rate >= 1: return list(episodes)
+    keep = set(informative_tasks(pass_rates(episodes), cfg.min_pass_rate, cfg.max_pass_rate))
+    return [ep for ep in episodes if ep.task in keep]
+
+# %% ../nbs/14_trainer.ipynb #0f4a8d6f
 @patch
 def train_step(self: GRPOTrainer) -> dict:
     "Sample tasks, play the episodes, update each agent on its own turns; return the step's metrics."
@@ -234,7 +241,9 @@ def train_step(self: GRPOTrainer) -> dict:
                             seed=cfg.seed * 1_000_003 + self.step)
     t1 = time.perf_counter()
     metrics = dict(step=self.step + 1, tier=self.curriculum.tier, mode=self.mode, tasks=tasks, **episode_metrics(episodes))
-    samples = [s for ss in samples_of(episodes).values() for s in ss]
+    trained = _in_band(episodes, cfg)
+    metrics['tasks_out_of_band'] = len({ep.task for ep in episodes} - {ep.task for ep in trained})
+    samples = [s for ss in samples_of(trained, cfg.credit, cfg.gamma).values() for s in ss]
     metrics.update(grpo_step(self.models, self.optimizers, samples, cfg, self.pad_id, self.device, self._reference_for, self._autocast))
     for ep in episodes:
         b = ep.best.report if ep.turns else None
