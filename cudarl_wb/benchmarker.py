@@ -757,8 +757,11 @@ def _selftest(self: Evaluator, device):
 
 # %% ../nbs/06_benchmarker.ipynb #e3cc439b
 @patch
-def start(self: Evaluator):
-    "Start every worker now, in parallel (otherwise each starts on its first job)."
+def start(self: Evaluator, wait: bool = True):
+    "Start every worker now, in parallel (otherwise each starts on its first job); `wait=False` returns while they boot."
+    if not wait:
+        for s in self.slots: _start_early(s)
+        return self
     errs = []
     def go(s):
         try: s.worker.start()
@@ -1223,6 +1226,7 @@ def eval_command(args) -> int:
         print(f'cudarl-wb eval: no such file {path}', file=sys.stderr); return 1
     t0 = time.perf_counter()
     with from_options(EvalOptions, args).evaluator() as ev:
+        ev.start(wait=False)        # the workers boot while the file is read and built
         r = ev.evaluate(task, _candidate_from_file(path, task), time_it=not args.no_time)
     if args.json: print(r.to_json(indent=2, default=str))
     else: _print_result(task, r)
