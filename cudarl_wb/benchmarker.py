@@ -1226,7 +1226,7 @@ def eval_command(args) -> int:
         print(f'cudarl-wb eval: no such file {path}', file=sys.stderr); return 1
     t0 = time.perf_counter()
     with from_options(EvalOptions, args).evaluator() as ev:
-        ev.start(wait=False)        # the workers boot while the file is read and built
+        if ev.slots: _start_early(ev.slots[0])      # the worker `evaluate` takes boots while the file is read and built
         r = ev.evaluate(task, _candidate_from_file(path, task), time_it=not args.no_time)
     if args.json: print(r.to_json(indent=2, default=str))
     else: _print_result(task, r)
