@@ -14,7 +14,9 @@ Run from the repository root, on a GPU machine (everything) or without one (the 
   comment, so each is really built) through `evaluate_many` of an open evaluator, and one by one.
 
 Without a GPU, `eval` and the evaluator stop after the build (verdict `compiled`): the figures are the
-compile-only path. Prints a table and writes bench/results/eval_fast[_cpu].json with the device named.
+compile-only path; the judging path is then measured on a CPU worker instead (a C launcher for a small
+`vector_add`, references timed on the CPU): a first evaluator that measures its references, the same
+evaluator again, and a second evaluator that reads them from the cache. Prints a table and writes bench/results/eval_fast[_cpu].json with the device named.
 """
 import argparse, json, os, statistics, subprocess, sys, tempfile, time, uuid
 from pathlib import Path
@@ -92,6 +94,27 @@ def open_evaluator(task, src, repeats, n, cache):
     return out
 
 
+def cpu_worker_path(cache):
+    "Judging on a CPU worker: cold (references measured), warm (same evaluator), a new evaluator (references from disk)."
+    import dataclasses
+    os.environ['CUDARL_CACHE'] = str(cache)
+    from cudarl_wb.benchmarker import Evaluator, c_candidate
+    from cudarl_wb.tasks import get_task
+    task = dataclasses.replace(get_task('vector_add'), name='vector_add_small', shapes=[{'n': 1000}, {'n': 4099}, {'n': 65537}])
+    lib = c_candidate('for (int64_t i = 0; i < n; i++) c[i] = a[i] + b[i];')
+    rows = []
+    def judge(label, ev):
+        t0 = time.perf_counter(); r = ev.evaluate(task, lib); wall = time.perf_counter() - t0
+        rows.append((label, wall, dict(verdict=r.verdict.value, extra=dict(r.extra))))
+    for label in ('first evaluator, first call', 'first evaluator, again'):
+        if label.endswith('call'): ev = Evaluator(devices='cpu', timeout=5.0, time_budget=0.05)
+        judge(label, ev)
+    ev.close()
+    with Evaluator(devices='cpu', timeout=5.0, time_budget=0.05) as ev:
+        judge('new evaluator (references on disk)', ev)
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--task', default='relu')
@@ -111,13 +134,17 @@ def main():
                             cache_hit=r['extra'].get('cache_hit'), reference_cache=r['extra'].get('reference_cache'))
                        for l, w, r in runs]
         res['open'] = open_evaluator(args.task, src, args.repeats, args.n, cache)
+        cpu_rows = [] if gpu else cpu_worker_path(Path(cache)/'cpu-worker')
+    res['cpu_worker'] = [dict(run=l, wall_seconds=w, verdict=r['verdict'], seconds=r['extra'].get('seconds'),
+                              reference_cache=r['extra'].get('reference_cache')) for l, w, r in cpu_rows]
     cached = [w for l, w, _ in runs[1:]]
     res['eval_cached_median_seconds'] = statistics.median(cached)
     print(f'device: {device}\nnew process, imports only: {res["import_seconds"]:.2f} s\n')
     table([row(l, w, r) for l, w, r in runs] +
           [row(f'open evaluator #{i + 1}', x['seconds'], dict(verdict=x['verdict'], extra=dict(
                seconds=x['breakdown'] or {}, cache_hit=x['cache_hit'], reference_cache=x['reference_cache'])))
-           for i, x in enumerate(res['open']['warm'])],
+           for i, x in enumerate(res['open']['warm'])] +
+          [row(f'CPU worker: {l}', w, r) for l, w, r in cpu_rows],
           ['run', 'verdict', 'wall_s', 'judged_s', 'compile', 'worker_start', 'references', 'load', 'correctness',
            'timing', 'transfer', 'cache'])
     print()
