@@ -7,7 +7,7 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/benchmarker.html.md"""
 # %% ../nbs/06_benchmarker.ipynb #4cde1822
 from __future__ import annotations
 import ctypes, functools, json, math, os, platform, queue, random, statistics, threading, time
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 import torch
@@ -741,6 +741,7 @@ class Evaluator:
         self.slots = [_Slot(d, self, locks[d]) for d in self.devices for _ in range(workers_per_device)]
         self._next, self._pick_lock, self._ref_locks = 0, threading.Lock(), {}
         self._mem_refs: dict = {}
+        self._background: ThreadPoolExecutor | None = None
 
     def __enter__(self): return self
     def __exit__(self, *exc): self.close()
@@ -775,6 +776,7 @@ def start(self: Evaluator, wait: bool = True):
 # %% ../nbs/06_benchmarker.ipynb #6806faf5
 @patch
 def close(self: Evaluator):
+    if self._background is not None: self._background.shutdown(wait=True)
     for s in self.slots: s.close()
 
 @patch(as_prop=True)
@@ -1129,6 +1131,13 @@ def evaluate(task, candidate, time_it: bool = True, **kw) -> BenchResult:
         if _DEFAULT is not None: _DEFAULT.close()
         _DEFAULT = Evaluator(**kw)
     return _DEFAULT.evaluate(task, candidate, time_it=time_it)
+
+# %% ../nbs/06_benchmarker.ipynb #e490d87f
+@patch
+def submit(self: Evaluator, pairs, time_it: bool = True) -> Future:
+    "Judge (task, candidate) pairs in the background; the future's result is `evaluate_many`'s list."
+    if self._background is None: self._background = ThreadPoolExecutor(1, thread_name_prefix='cudarl-evaluate')
+    return self._background.submit(self.evaluate_many, list(pairs), time_it)
 
 # %% ../nbs/06_benchmarker.ipynb #d9705e58
 def plot_roofline(items, peaks: dict, ax=None):
