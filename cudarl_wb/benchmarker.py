@@ -1225,6 +1225,18 @@ def _print_profile(r: BenchResult, wall: float | None = None):
     Console().print(t)
 
 # %% ../nbs/06_benchmarker.ipynb #861aa797
+def _judge_file(ev: Evaluator, task: Task, path: Path, time_it: bool) -> BenchResult:
+    if ev.slots: _start_early(ev.slots[0])            # the slot `evaluate` takes: it is idle
+    t0 = time.perf_counter()
+    cand = _candidate_from_file(path, task)
+    built = time.perf_counter() - t0
+    r = ev.evaluate(task, cand, time_it=time_it)
+    if isinstance(cand, CompileResult) and 'seconds' in r.extra:
+        r.seconds += built
+        r.extra['seconds'].update(compile=r.extra['seconds'].get('compile', 0.0) + built, total=r.seconds)
+    return r
+
+# %% ../nbs/06_benchmarker.ipynb #0e6ce67b
 def eval_command(args) -> int:
     import sys
     try: task = get_task(args.task)
@@ -1234,9 +1246,7 @@ def eval_command(args) -> int:
     if not path.is_file():
         print(f'cudarl-wb eval: no such file {path}', file=sys.stderr); return 1
     t0 = time.perf_counter()
-    with from_options(EvalOptions, args).evaluator() as ev:
-        if ev.slots: _start_early(ev.slots[0])      # the worker `evaluate` takes boots while the file is read and built
-        r = ev.evaluate(task, _candidate_from_file(path, task), time_it=not args.no_time)
+    with from_options(EvalOptions, args).evaluator() as ev: r = _judge_file(ev, task, path, not args.no_time)
     if args.json: print(r.to_json(indent=2, default=str))
     else: _print_result(task, r)
     if getattr(args, 'profile', False) and not args.json: _print_profile(r, time.perf_counter() - t0)
