@@ -7,7 +7,7 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/benchmarker.html.md"""
 # %% ../nbs/06_benchmarker.ipynb #4cde1822
 from __future__ import annotations
 import ctypes, functools, json, math, os, platform, queue, random, statistics, threading, time
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 import torch
@@ -17,12 +17,13 @@ from .tasks import *
 from .sandbox import *
 
 # %% auto #0
-__all__ = ['GUARD_BYTES', 'LAUNCH_ERROR_HELPER', 'TRIAL_PLAN', 'BUSY_FRACTION', 'unit_roundoff', 'output_scale', 'allowed_error',
-           'magnitude_reference', 'compare', 'Guarded', 'poison', 'same_bits', 'launch_error_helper', 'KernelLauncher',
-           'Timing', 'time_calls', 'wall_time', 'draw_inputs', 'exact_reference', 'process_device_bytes', 'judge_job',
-           'reference_job', 'peaks_job', 'selftest_job', 'credible_peaks', 'resolve_devices', 'Evaluator',
-           'library_sha256', 'roofline', 'compile_only', 'summarize', 'evaluate', 'plot_roofline', 'c_candidate',
-           'EvalOptions', 'eval_args', 'eval_command']
+__all__ = ['GUARD_BYTES', 'LAUNCH_ERROR_HELPER', 'TRIAL_PLAN', 'BUSY_FRACTION', 'SECONDS_PARTS', 'unit_roundoff', 'output_scale',
+           'allowed_error', 'magnitude_reference', 'compare', 'Guarded', 'poison', 'same_bits', 'launch_error_helper',
+           'KernelLauncher', 'Timing', 'time_calls', 'wall_time', 'draw_inputs', 'exact_reference',
+           'process_device_bytes', 'judge_job', 'reference_job', 'peaks_job', 'selftest_job', 'credible_peaks',
+           'resolve_devices', 'Evaluator', 'library_sha256', 'library_versions', 'reference_key', 'reference_entry',
+           'read_entry', 'seconds_breakdown', 'roofline', 'compile_only', 'summarize', 'evaluate', 'plot_roofline',
+           'c_candidate', 'EvalOptions', 'eval_args', 'eval_command']
 
 # %% ../nbs/06_benchmarker.ipynb #30faeef6
 def unit_roundoff(dtype) -> float:
@@ -501,9 +502,12 @@ def _on_error(j: _Judging, e: Exception, mem0: int):
 
 # %% ../nbs/06_benchmarker.ipynb #95f83c16
 def _judge(ctx, lib, task, opts, st) -> dict:
-    res = dict(verdict='correct', checks=[], flags=[], message='', kernel_ms=None, kernel_spread=None, extra={})
+    secs = dict(load=0.0, correctness=0.0, timing=0.0)
+    res = dict(verdict='correct', checks=[], flags=[], message='', kernel_ms=None, kernel_spread=None, extra={'seconds': secs})
     ctx.phase('load the library', ctx.limits.call_timeout)
+    t = time.perf_counter()
     launcher = _open_library(lib, task, opts.get('lib_sha256'))
+    secs['load'] = time.perf_counter() - t
     if isinstance(launcher, dict): return {**res, **launcher}
     mem0 = _device_used_outside_torch() if ctx.is_cuda else 0
     threads0 = _thread_count()
@@ -512,10 +516,13 @@ def _judge(ctx, lib, task, opts, st) -> dict:
     j = _Judging(ctx, launcher, task, res, seed, opts.get('plan') or task.extra.get('trial_plan') or TRIAL_PLAN,
                  torch.cuda.current_stream().cuda_stream if ctx.is_cuda else 0)
     try:
+        t = time.perf_counter()
         for si, sizes in enumerate(opts.get('shapes') or task.shapes): _check_shape(j, si, sizes, int(opts.get('trials', 5)))
         res['extra']['tolerance_ratio'] = j.ratios
+        t, secs['correctness'] = time.perf_counter(), time.perf_counter() - t
         if res['verdict'] == 'correct' and opts.get('time', True):
             _time_candidate(ctx, launcher, task, opts, st, res, j.stream, seed)
+        secs['timing'] = time.perf_counter() - t
         if ctx.is_cuda: _check_leak(j, mem0)
         res['extra']['threads_added'] = _thread_count() - threads0
     except Exception as e: _on_error(j, e, mem0)
@@ -718,13 +725,14 @@ class Evaluator:
     def __init__(self, devices=None, workers_per_device: int = 1, timeout: float = 10.0, trials: int = 5,
                  time_budget: float = 0.5, compile_threads: int | None = None, arch: str | None = None,
                  compile_flags: tuple = (), limits: SandboxLimits | None = None, reference_timing: bool = True,
-                 torch_compile: bool | None = None, launch_errors: bool = True, selftest: bool = True, progress: bool = False):
+                 torch_compile: bool | None = None, launch_errors: bool = True, selftest: bool = True, progress: bool = False,
+                 reference_cache: bool = True):
         self.devices = resolve_devices(devices)
         self.limits = SandboxLimits.from_dict(limits.to_dict()) if limits else SandboxLimits(call_timeout=timeout)
         if self.devices and self.devices[0].startswith('cuda'): self.limits.address_space = None
         self.trials, self.time_budget, self.arch = trials, time_budget, arch
         self.compile_flags, self.launch_errors, self.use_selftest = tuple(compile_flags), launch_errors, selftest
-        self.reference_timing = reference_timing
+        self.reference_timing, self.reference_cache = reference_timing, reference_cache
         self.torch_compile = (self.devices[:1] != ['cpu']) if torch_compile is None else torch_compile
         self.compile_threads = compile_threads or max(1, min(8, (os.cpu_count() or 2)))
         self.progress = progress
@@ -733,6 +741,7 @@ class Evaluator:
         self.slots = [_Slot(d, self, locks[d]) for d in self.devices for _ in range(workers_per_device)]
         self._next, self._pick_lock, self._ref_locks = 0, threading.Lock(), {}
         self._mem_refs: dict = {}
+        self._background: ThreadPoolExecutor | None = None
 
     def __enter__(self): return self
     def __exit__(self, *exc): self.close()
@@ -749,8 +758,11 @@ def _selftest(self: Evaluator, device):
 
 # %% ../nbs/06_benchmarker.ipynb #e3cc439b
 @patch
-def start(self: Evaluator):
-    "Start every worker now, in parallel (otherwise each starts on its first job)."
+def start(self: Evaluator, wait: bool = True):
+    "Start every worker now, in parallel (otherwise each starts on its first job); `wait=False` returns while they boot."
+    if not wait:
+        for s in self.slots: _start_early(s)
+        return self
     errs = []
     def go(s):
         try: s.worker.start()
@@ -764,6 +776,7 @@ def start(self: Evaluator):
 # %% ../nbs/06_benchmarker.ipynb #6806faf5
 @patch
 def close(self: Evaluator):
+    if self._background is not None: self._background.shutdown(wait=True)
     for s in self.slots: s.close()
 
 @patch(as_prop=True)
@@ -833,48 +846,92 @@ def _as_compiled(self: Evaluator, task, candidate):
     return cr
 
 # %% ../nbs/06_benchmarker.ipynb #87cf5303
+def _package_version(name: str) -> str | None:
+    from importlib import metadata
+    try: return metadata.version(name)
+    except metadata.PackageNotFoundError: return None
+
+@functools.cache
+def _driver_version() -> str | None:
+    if not cuda_available(): return None
+    try:
+        import pynvml
+        pynvml.nvmlInit()
+        v = pynvml.nvmlSystemGetDriverVersion()
+        return v.decode() if isinstance(v, bytes) else str(v)
+    except Exception: return None       # no NVML here: the key goes without it
+
+# %% ../nbs/06_benchmarker.ipynb #f7d717b9
+def library_versions() -> dict:
+    "The software a timing depends on: torch, triton, the CUDA runtime torch was built with, the driver (None where unknown)."
+    return dict(torch=torch.__version__, triton=_package_version('triton') or _package_version('pytorch-triton'),
+                cuda=torch.version.cuda, driver=_driver_version())
+
+# %% ../nbs/06_benchmarker.ipynb #658c5613
+def reference_key(task: Task, device_name: str, compile: bool, versions: dict | None = None) -> dict:
+    "Everything a reference timing depends on: task, reference code, shape, dtypes, card, torch.compile or not, versions."
+    ts = task.timing_shape
+    return dict(task=task.name, signature=task.signature, shape=task.shape_label(ts),
+                dtypes=[x.dtype for x in task.inputs(ts)] + [x.dtype for x in task.outputs(ts)],
+                reference=content_hash(_ref_source(task)), device=device_name, torch_compile=bool(compile),
+                **(versions if versions is not None else library_versions()))
+
+# %% ../nbs/06_benchmarker.ipynb #600d83c9
+def reference_entry(key: dict) -> str:
+    "The cache file's stem for `key`."
+    return f"{_slug(key['task'])}-{content_hash(json.dumps(key, sort_keys=True, default=str))}"
+
+# %% ../nbs/06_benchmarker.ipynb #55716c49
+def read_entry(path: Path, key: dict | None = None) -> dict | None:
+    "The cached dict at `path`, or None when it is missing, torn, not a dict, an error, or for another key."
+    try: val = json.loads(Path(path).read_text())
+    except (OSError, ValueError): return None
+    if not isinstance(val, dict) or 'error' in val: return None
+    if key is not None and val.get('cache_key') != json.loads(json.dumps(key, default=str)): return None
+    return val
+
+# %% ../nbs/06_benchmarker.ipynb #9e736308
 @patch
-def _cached(self: Evaluator, kind: str, key: str, slot: _Slot, fn, kwargs, timeout_note: str) -> dict:
-    path = cache_dir(kind)/_slug(slot.device_name)/f'{key}.json'
-    if path.exists():
-        try: return json.loads(path.read_text())
-        except (OSError, ValueError): pass
-    mem_key = (kind, slot.device, key)
+def _cached(self: Evaluator, kind: str, name: str, slot: _Slot, fn, kwargs, timeout_note: str,
+            key: dict | None = None, use_cache: bool = True, info: dict | None = None) -> dict:
+    info = {} if info is None else info
+    path = cache_dir(kind)/_slug(slot.device_name)/f'{name}.json'
+    mem_key = (kind, slot.device, name)
     with self._ref_locks.setdefault(mem_key, threading.Lock()):
-        if mem_key in self._mem_refs: return self._mem_refs[mem_key]
-        if path.exists():
-            try: return json.loads(path.read_text())
-            except (OSError, ValueError): pass
+        if mem_key in self._mem_refs:
+            info[kind] = 'memory'; return self._mem_refs[mem_key]
+        if use_cache and (val := read_entry(path, key)) is not None:
+            info[kind] = 'disk'; self._mem_refs[mem_key] = val; return val
+        info[kind] = 'measured'
         with slot.lock:
             try: out = slot.trusted_worker().run(fn, kwargs, first_limit=600.0)
             except SandboxError as e: return {'error': str(e)[:500]}
         if out.status != 'ok': val = {'error': f'{timeout_note}: {out.status}: {out.message}'[:500]}
         else:
-            val = out.value
-            path = cache_dir(kind)/_slug(slot.device_name)/f'{key}.json'   # the name is known now
+            val = {**out.value, 'cache_key': key} if key is not None else out.value
             atomic_write_json(path, val)
         self._mem_refs[mem_key] = val
         return val
 
-# %% ../nbs/06_benchmarker.ipynb #f7d717b9
+# %% ../nbs/06_benchmarker.ipynb #99f48d5f
 @patch
-def reference_times(self: Evaluator, task: Task, slot: _Slot | None = None) -> dict:
-    "Eager and torch.compile times of `task`'s reference at its timing shape on `slot`'s GPU (cached)."
+def reference_times(self: Evaluator, task: Task, slot: _Slot | None = None, info: dict | None = None) -> dict:
+    "Eager and torch.compile times of `task`'s reference at its timing shape on `slot`'s GPU (cached, see above)."
     slot = slot or self.slots[0]
     slot.worker.start()
-    key = f'{_slug(task.name)}-' + content_hash(task.name, task.signature, task.shape_label(task.timing_shape),
-                                                _ref_source(task), slot.device_name, torch.__version__, self.torch_compile)
-    return self._cached('reference_times', key, slot, 'cudarl_wb.benchmarker:reference_job',
-                        dict(task=task, compile=self.torch_compile), 'reference timing failed')
+    key = reference_key(task, slot.device_name, self.torch_compile)
+    return self._cached('reference_times', reference_entry(key), slot, 'cudarl_wb.benchmarker:reference_job',
+                        dict(task=task, compile=self.torch_compile), 'reference timing failed', key=key,
+                        use_cache=self.reference_cache, info=info)
 
-# %% ../nbs/06_benchmarker.ipynb #8d1899a6
+# %% ../nbs/06_benchmarker.ipynb #2b3ad6f0
 @patch
-def peaks(self: Evaluator, slot: _Slot | None = None) -> dict:
+def peaks(self: Evaluator, slot: _Slot | None = None, info: dict | None = None) -> dict:
     "The measured peaks of `slot`'s device (cached per device model)."
     slot = slot or self.slots[0]
     slot.worker.start()
     # 'peaks-v3': fastest repetitions, checked by `credible_peaks`
-    return self._cached('peaks', 'peaks-v3', slot, 'cudarl_wb.benchmarker:peaks_job', {}, 'peak measurement failed')
+    return self._cached('peaks', 'peaks-v3', slot, 'cudarl_wb.benchmarker:peaks_job', {}, 'peak measurement failed', info=info)
 
 # %% ../nbs/06_benchmarker.ipynb #c637edc1
 @patch
@@ -886,12 +943,29 @@ def _pick(self: Evaluator) -> _Slot:
         return s
 
 # %% ../nbs/06_benchmarker.ipynb #6843043f
+SECONDS_PARTS = ('compile', 'queued', 'worker_start', 'references', 'load', 'correctness', 'timing', 'transfer')
+
+def seconds_breakdown(parent: dict, worker: dict | None, total: float) -> dict:
+    "The parts of a judgement's `total` seconds: measured here (`parent`, with `job` the worker's whole job) and in the worker."
+    out = {k: v for k, v in parent.items() if k != 'job'}
+    if worker: out.update({k: worker.get(k, 0.0) for k in ('load', 'correctness', 'timing')})
+    if 'job' in parent: out['transfer'] = max(0.0, parent['job'] - sum((worker or {}).values()))
+    out = {k: round(float(out[k]), 6) for k in SECONDS_PARTS if k in out}
+    out['total'] = round(float(total), 6)
+    return out
+
+# %% ../nbs/06_benchmarker.ipynb #8c21050a
 @patch
-def _judge(self: Evaluator, slot: _Slot, task: Task, cr: CompileResult, time_it: bool, t0: float) -> BenchResult:
+def _judge(self: Evaluator, slot: _Slot, task: Task, cr: CompileResult, time_it: bool, t0: float,
+           secs: dict | None = None) -> BenchResult:
+    secs, info = dict(secs or {}), {}
     try:
+        t = time.perf_counter()
         slot.worker.start()
-        refs = self.reference_times(task, slot) if (time_it and self.reference_timing) else {}
-        peaks = self.peaks(slot) if time_it else {}
+        t, secs['worker_start'] = time.perf_counter(), time.perf_counter() - t
+        refs = self.reference_times(task, slot, info) if (time_it and self.reference_timing) else {}
+        peaks = self.peaks(slot, info) if time_it else {}
+        secs['references'] = time.perf_counter() - t
     except SandboxError as e:
         return BenchResult(Verdict.CRASHED, task.name, slot.device, flags=['internal-error'],
                            message=f'the sandbox worker could not start: {str(e).splitlines()[0]}', log=str(e)[-5000:],
@@ -903,8 +977,13 @@ def _judge(self: Evaluator, slot: _Slot, task: Task, cr: CompileResult, time_it:
     opts = dict(trials=self.trials, time=time_it, budget_s=self.time_budget, eager_ms=refs.get('eager_ms'),
                 compiled_ms=refs.get('compiled_ms'), floor_ms=floor_ms, lib_sha256=cr.extra.get('lib_sha256'))
     with slot.lock:
+        t = time.perf_counter()
         out = slot.worker.run('cudarl_wb.benchmarker:judge_job', dict(lib=cr.lib_path, task=task, opts=opts))
-    return self._result(task, cr, out, refs, peaks, slot, t0, time_it)
+        secs['job'] = time.perf_counter() - t
+    r = self._result(task, cr, out, refs, peaks, slot, t0, time_it)
+    if info: r.extra['reference_cache'] = info
+    r.extra['seconds'] = seconds_breakdown(secs, r.extra.pop('seconds', None), r.seconds)
+    return r
 
 # %% ../nbs/06_benchmarker.ipynb #4535a936
 @patch
@@ -933,14 +1012,25 @@ def _result(self: Evaluator, task, cr, out: JobOutcome, refs, peaks, slot, t0, t
     return r
 
 # %% ../nbs/06_benchmarker.ipynb #25b59153
+def _start_early(slot: _Slot):
+    "Start `slot`'s worker without waiting for it, if it is down and idle."
+    w = slot.worker
+    if w.alive or slot.lock.locked(): return
+    try: w.start(wait=False)
+    except (SandboxError, OSError): pass      # the judge's own start says what went wrong
+
+# %% ../nbs/06_benchmarker.ipynb #a53ea140
 @patch
 def evaluate(self: Evaluator, task, candidate, time_it: bool = True) -> BenchResult:
     "Judge one candidate (CUDA source, a `CompileResult` from the compiler, or a library this process built) for `task`."
     t0 = time.perf_counter()
     task = get_task(task) if isinstance(task, str) else task
+    slot = self._pick() if self.slots else None
+    if slot is not None: _start_early(slot)
     cr = self._as_compiled(task, candidate)
-    if not cr.ok or not self.devices: return compile_only(task, cr, t0)
-    return self._judge(self._pick(), task, cr, time_it, t0)
+    secs = {'compile': time.perf_counter() - t0}
+    if not cr.ok or not self.devices: return compile_only(task, cr, t0, secs)
+    return self._judge(slot, task, cr, time_it, t0, secs)
 
 # %% ../nbs/06_benchmarker.ipynb #b3f5a40e
 @patch
@@ -949,8 +1039,9 @@ def _device_loop(self: Evaluator, slot: _Slot, work: queue.Queue, done, time_it:
     while True:
         item = work.get()
         if item is None: return
-        i, task, cr = item
-        try: done(i, self._judge(slot, task, cr, time_it, t0s[i]))
+        i, task, cr, ready = item
+        secs = {'compile': ready - t0s[i], 'queued': time.perf_counter() - ready}
+        try: done(i, self._judge(slot, task, cr, time_it, t0s[i], secs))
         except Exception as e:          # never lose a result to a bug here
             done(i, BenchResult(Verdict.CRASHED, task.name, slot.device, flags=['internal-error'], message=f'evaluator error: {e}'))
 
@@ -974,9 +1065,9 @@ def evaluate_many(self: Evaluator, pairs, time_it: bool = True) -> list[BenchRes
     with ThreadPoolExecutor(self.compile_threads) as pool:
         futs = {pool.submit(self._as_compiled, t, c): i for i, (t, c) in enumerate(pairs)}
         for f in as_completed(futs):
-            i = futs[f]; task = pairs[i][0]; cr = f.result()
-            if not cr.ok or not self.slots: done(i, compile_only(task, cr, t0s[i]))
-            else: work.put((i, task, cr))
+            i = futs[f]; task = pairs[i][0]; cr = f.result(); ready = time.perf_counter()
+            if not cr.ok or not self.slots: done(i, compile_only(task, cr, t0s[i], {'compile': ready - t0s[i]}))
+            else: work.put((i, task, cr, ready))
     for _ in threads: work.put(None)
     for th in threads: th.join()
     if bar: bar.close()
@@ -999,18 +1090,19 @@ def roofline(task: Task, r: BenchResult, peaks: dict):
     return r
 
 # %% ../nbs/06_benchmarker.ipynb #2d627afd
-def compile_only(task: Task, cr: CompileResult, t0: float | None = None) -> BenchResult:
+def compile_only(task: Task, cr: CompileResult, t0: float | None = None, parts: dict | None = None) -> BenchResult:
     "The result for a candidate that did not build, or that built on a machine with no GPU."
     secs = time.perf_counter() - t0 if t0 else cr.seconds
+    breakdown = seconds_breakdown(parts or {'compile': cr.seconds}, None, secs)
     if cr.ok:
         msg = f'no GPU: compile-only (built in {cr.seconds:.2f} s{", cached" if cr.cache_hit else ""}; nothing was run)'
         return BenchResult(Verdict.COMPILED, task.name, 'cpu', message=msg, seconds=secs,
-                           extra=dict(compile_seconds=cr.seconds, cache_hit=cr.cache_hit))
+                           extra=dict(compile_seconds=cr.seconds, cache_hit=cr.cache_hit, seconds=breakdown))
     first = next((f'line {d.line}: {d.message}' if d.line else d.message for d in cr.errors), '')
     if not first and cr.issues: first = cr.issues[0].message
     if not first: first = next((l for l in (cr.log or '').splitlines() if 'error' in l.lower()), (cr.log or '').strip()[:200])
     return BenchResult(cr.verdict, task.name, 'cpu', message=f'{cr.verdict.value}: {first}'[:500], log=(cr.log or '')[-20000:],
-                       seconds=secs, extra=dict(compile_seconds=cr.seconds))
+                       seconds=secs, extra=dict(compile_seconds=cr.seconds, seconds=breakdown))
 
 # %% ../nbs/06_benchmarker.ipynb #696cc85f
 def summarize(r: BenchResult, task: Task | None = None) -> str:
@@ -1039,6 +1131,13 @@ def evaluate(task, candidate, time_it: bool = True, **kw) -> BenchResult:
         if _DEFAULT is not None: _DEFAULT.close()
         _DEFAULT = Evaluator(**kw)
     return _DEFAULT.evaluate(task, candidate, time_it=time_it)
+
+# %% ../nbs/06_benchmarker.ipynb #e490d87f
+@patch
+def submit(self: Evaluator, pairs, time_it: bool = True) -> Future:
+    "Judge (task, candidate) pairs in the background; the future's result is `evaluate_many`'s list."
+    if self._background is None: self._background = ThreadPoolExecutor(1, thread_name_prefix='cudarl-evaluate')
+    return self._background.submit(self.evaluate_many, list(pairs), time_it)
 
 # %% ../nbs/06_benchmarker.ipynb #d9705e58
 def plot_roofline(items, peaks: dict, ax=None):
@@ -1070,9 +1169,10 @@ class EvalOptions:
     device: str | None = option(None, "a GPU index, or 'cpu'; when not given, every GPU")
     timeout: float = option(10.0, 'seconds one call of the candidate may take')
     trials: int = option(5, 'correctness trials per shape')
+    reference_cache: bool = option(True, 'time the references again instead of reading their times from the cache')
 
     def evaluator(self) -> Evaluator:
-        return Evaluator(devices=self.device, timeout=self.timeout, trials=self.trials)
+        return Evaluator(devices=self.device, timeout=self.timeout, trials=self.trials, reference_cache=self.reference_cache)
 
 # %% ../nbs/06_benchmarker.ipynb #88df1dc6
 def eval_args(p):
@@ -1080,6 +1180,7 @@ def eval_args(p):
     p.add_argument('--task', required=True, help='task name (see `cudarl-wb tasks`)')
     p.add_argument('--json', action='store_true', help='print the BenchResult as JSON')
     p.add_argument('--no-time', action='store_true', help='check correctness only')
+    p.add_argument('--profile', action='store_true', help='also print where the seconds went (always in the JSON)')
     add_options(p, EvalOptions)
 
 # %% ../nbs/06_benchmarker.ipynb #dd35b866
@@ -1109,6 +1210,33 @@ def _print_result(task: Task, r: BenchResult):
     Console().print(t)
 
 # %% ../nbs/06_benchmarker.ipynb #f2c7c449
+def _print_profile(r: BenchResult, wall: float | None = None):
+    from rich.console import Console
+    from rich.table import Table
+    secs = r.extra.get('seconds') or {}
+    t = Table(title='where the seconds went')
+    t.add_column('part'); t.add_column('seconds', justify='right'); t.add_column('note')
+    notes = dict(compile='cache hit' if r.extra.get('cache_hit') else 'built',
+                 references=', '.join(f'{k}: {v}' for k, v in (r.extra.get('reference_cache') or {}).items()))
+    for k, v in secs.items():
+        if k != 'total': t.add_row(k, f'{v:.3f}', notes.get(k, ''))
+    t.add_row('total', f"{secs.get('total', r.seconds):.3f}", 'judging, as the result counts it')
+    if wall is not None: t.add_row('eval', f'{wall:.3f}', 'this command, with the evaluator set up and closed')
+    Console().print(t)
+
+# %% ../nbs/06_benchmarker.ipynb #861aa797
+def _judge_file(ev: Evaluator, task: Task, path: Path, time_it: bool) -> BenchResult:
+    if ev.slots: _start_early(ev.slots[0])            # the slot `evaluate` takes: it is idle
+    t0 = time.perf_counter()
+    cand = _candidate_from_file(path, task)
+    built = time.perf_counter() - t0
+    r = ev.evaluate(task, cand, time_it=time_it)
+    if isinstance(cand, CompileResult) and 'seconds' in r.extra:
+        r.seconds += built
+        r.extra['seconds'].update(compile=r.extra['seconds'].get('compile', 0.0) + built, total=r.seconds)
+    return r
+
+# %% ../nbs/06_benchmarker.ipynb #0e6ce67b
 def eval_command(args) -> int:
     import sys
     try: task = get_task(args.task)
@@ -1117,8 +1245,9 @@ def eval_command(args) -> int:
     path = Path(args.file)
     if not path.is_file():
         print(f'cudarl-wb eval: no such file {path}', file=sys.stderr); return 1
-    with from_options(EvalOptions, args).evaluator() as ev:
-        r = ev.evaluate(task, _candidate_from_file(path, task), time_it=not args.no_time)
+    t0 = time.perf_counter()
+    with from_options(EvalOptions, args).evaluator() as ev: r = _judge_file(ev, task, path, not args.no_time)
     if args.json: print(r.to_json(indent=2, default=str))
     else: _print_result(task, r)
+    if getattr(args, 'profile', False) and not args.json: _print_profile(r, time.perf_counter() - t0)
     return 0 if r.correct else 1

@@ -46,6 +46,20 @@ def test_every_failure_is_an_outcome_and_the_next_job_gets_a_fresh_worker(lib):
         assert w.starts == 8
 
 
+def test_a_worker_started_early_serves_every_later_job_without_starting_again(lib):
+    "What a persistent evaluator relies on: spawn without waiting, then many jobs on one process."
+    w = Worker('cpu', limits())          # not `with`: entering it waits for the start
+    try:
+        w.start(wait=False)
+        assert w.alive and w.hello is None           # booting while the caller does other work
+        outs = [w.run(call_symbol, dict(lib=lib, symbol='ok')) for _ in range(5)]
+        assert all(o.status == 'ok' and o.value == {'returned': 42} for o in outs), outs
+        assert len({o.pid for o in outs}) == 1 and w.starts == 1 and w.jobs_done == 5
+        w.start(wait=False)                          # running already: nothing happens
+        assert w.starts == 1 and w.run(call_symbol, dict(lib=lib, symbol='ok')).pid == outs[0].pid
+    finally: w.close()
+
+
 @pytest.mark.parametrize('sym', ['fork_', 'syscall_fork', 'dlsym_fork', 'exec_shell'])
 def test_process_creation_by_any_route_is_killed(lib, sym):
     with Worker('cpu', limits()) as w:

@@ -178,10 +178,10 @@ def test_procedural_solutions_correct_on_cpu_emulator():
 
 
 # ------------------------------------------------------------------ the CLI
-def cli(*args, check=True):
+def cli(*args, check=True, **env_vars):
     exe = shutil.which('cudarl-wb')
     cmd = [exe, *args] if exe else [sys.executable, '-m', 'cudarl_wb.cli', *args]
-    env = {**os.environ, 'COLUMNS': '200'}
+    env = {**os.environ, 'COLUMNS': '200', **env_vars}
     return subprocess.run(cmd, capture_output=True, text=True, check=check, timeout=300, env=env)
 
 
@@ -214,6 +214,26 @@ def test_cli_tasks_show_unknown_fails_cleanly():
     assert r.returncode == 1 and 'did you mean matmul' in r.stderr and 'Traceback' not in r.stderr
     r = cli('tasks', 'show', 'relu', '--optimized', check=False)
     assert r.returncode == 1 and 'no optimised solution' in r.stderr
+
+
+def test_cli_eval_again_builds_nothing_times_no_reference_and_says_where_the_seconds_went(tmp_path):
+    "A second `eval` in a new process reads the build (and, on a GPU, the reference times) from the cache."
+    src = tmp_path / 'relu.cu'
+    src.write_text(get_task('relu').solution)
+    runs = [json.loads(cli('eval', str(src), '--task', 'relu', '--json', check=False, CUDARL_CACHE=str(tmp_path)).stdout)
+            for _ in range(2)]
+    assert [r['extra']['cache_hit'] for r in runs] == [False, True]
+    for r in runs:
+        secs = r['extra']['seconds']
+        assert 'compile' in secs and 'total' in secs, secs
+        parts = sum(v for k, v in secs.items() if k != 'total')
+        assert parts <= secs['total'] + 1e-3 and secs['total'] - parts < 0.05 + 0.05 * secs['total'], secs
+    assert runs[1]['extra']['seconds']['compile'] < runs[0]['extra']['seconds']['compile']
+    if torch.cuda.is_available():
+        assert runs[0]['verdict'] == runs[1]['verdict'] == 'correct'
+        assert set(runs[1]['extra']['reference_cache'].values()) == {'disk'}, runs[1]['extra']
+    out = cli('eval', str(src), '--task', 'relu', '--profile', check=False, CUDARL_CACHE=str(tmp_path)).stdout
+    assert 'where the seconds went' in out and 'cache hit' in out, out
 
 
 # ------------------------------------------------------------------ on the GPU
