@@ -6,7 +6,7 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/data.html.md"""
 
 # %% ../nbs/03_data.ipynb #bd12a02a
 from __future__ import annotations
-import ast, hashlib, inspect, json, math, multiprocessing as mp, os, random, re, textwrap, time, traceback
+import ast, hashlib, inspect, json, math, os, pickle, random, re, select, subprocess, sys, textwrap, time, traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 import torch
@@ -163,7 +163,7 @@ def _scaled_values(b: int) -> list[int]:
     return out
 
 # %% ../nbs/03_data.ipynb #f461bc6b
-_STRATEGIES = ('batch_size', 'leading', 'first', 'last')
+_STRATEGIES = ('batch_size', 'every', 'leading', 'first', 'last')
 
 def _propose(strategy: str, ns: dict, given: list, v: int):
     "Input shapes (tuples, None for non-tensors) for the size `v` under `strategy`, or None."
@@ -174,6 +174,10 @@ def _propose(strategy: str, ns: dict, given: list, v: int):
         if not isinstance(ns.get('batch_size'), int) or isinstance(ns.get('batch_size'), bool): return None
         new = [tuple(t.shape) if isinstance(t, torch.Tensor) else None for t in _trace_inputs(ns, v)]
         return new if new != shapes else None
+    if strategy == 'every':
+        lead = tensors[0][0]
+        if sum(d == lead for t in tensors for d in t) < 2: return None
+        return [tuple(v if d == lead else d for d in s) if s is not None else None for s in shapes]
     if strategy in ('leading', 'first'):
         lead = tensors[0][0]
         out, done = [], False
@@ -218,14 +222,25 @@ def _infer_domains(ref, templates, sizes) -> list:
     return pos
 
 # %% ../nbs/03_data.ipynb #dc5f966c
-def _pointwise(ref, templates, sizes) -> bool:
-    "True when changing one element of the first input changes at most one output element (an elementwise op)."
-    xs = _draw_all(templates, sizes, 4)
+def _moves_one(ref, xs: list, positions) -> bool:
+    "True when changing the first input at each of `positions` moves at most one output element."
     a = _flat_outputs(ref(*xs))
-    if len(a) != 1 or a[0].shape != xs[0].shape or xs[0].numel() < 2: return False
-    x2 = xs[0].clone(); x2.view(-1)[x2.numel() // 2] += 1.0
-    b = _flat_outputs(ref(x2, *xs[1:]))[0]
-    return int((torch.nan_to_num(a[0]) != torch.nan_to_num(b)).sum()) <= 1
+    if len(a) != 1 or a[0].shape != xs[0].shape: return False
+    for pos in positions:
+        x2 = xs[0].clone(); x2.view(-1)[pos] += 1.0
+        b = _flat_outputs(ref(x2, *xs[1:]))[0]
+        if int((torch.nan_to_num(a[0]) != torch.nan_to_num(b)).sum()) > 1: return False
+    return True
+
+def _pointwise(ref, templates, sizes) -> bool:
+    "True when changing any one element of the first input changes at most one output element (an elementwise op)."
+    xs = _draw_all(templates, sizes, 4)
+    n = xs[0].numel()
+    if n < 2 or not xs[0].is_floating_point(): return False
+    g = torch.Generator().manual_seed(5)
+    positions = sorted({0, n // 3, n // 2, n - 1, *torch.randint(0, n, (8,), generator=g).tolist()})
+    ones = [torch.ones_like(x) if x.is_floating_point() else x for x in xs]
+    return _moves_one(ref, xs, positions) and _moves_one(ref, ones, positions)
 
 # %% ../nbs/03_data.ipynb #94810cf1
 def _deterministic(ref, templates, sizes) -> bool:
@@ -295,27 +310,41 @@ def _model_source(source: str) -> str:
     return '\n\n'.join(ast.get_source_segment(source, n) or '' for n in keep).strip()
 
 # %% ../nbs/03_data.ipynb #ac8c84ce
+def _hub_skip(source: str, e: Exception):
+    "A `_Skip` for a problem that needs a Hugging Face model configuration it cannot load, else None."
+    if 'from_pretrained' not in source: return None
+    if not (isinstance(e, (OSError, ValueError)) or type(e).__module__.startswith(('huggingface_hub', 'transformers', 'requests'))): return None
+    names = re.findall(r"""from_pretrained\(\s*['"]([^'"]+)['"]""", source) or re.findall(r"""model_name\s*=\s*['"]([^'"]+)['"]""", source)
+    what = f" ({', '.join(dict.fromkeys(names))})" if names else ''
+    return _Skip('no-model-config', f'needs a Hugging Face model configuration{what} that is not in the local cache '
+                 f'({type(e).__name__}); put it there (e.g. `huggingface-cli download NAME config.json`) and convert again')
+
+# %% ../nbs/03_data.ipynb #06a55d37
 def _load_problem(source: str, path: str):
-    "The problem's namespace, its `Model` class and its init arguments, or raise `_Skip`."
+    "The problem's namespace and its `Model` class, or raise `_Skip`."
     try: ns = _exec_problem(source, path)
     except SyntaxError as e: raise _Skip('syntax-error', f'line {e.lineno}: {e.msg}')
-    except Exception as e: raise _Skip('import-error', f'{type(e).__name__}: {e}'[:500])
+    except Exception as e: raise _hub_skip(source, e) or _Skip('import-error', f'{type(e).__name__}: {e}'[:500])
     Model = ns.get('Model')
     if not (isinstance(Model, type) and issubclass(Model, torch.nn.Module)):
         raise _Skip('no-model', 'the file defines no `class Model(nn.Module)`')
     for fn in ('get_inputs', 'get_init_inputs'):
         if not callable(ns.get(fn)): raise _Skip('no-get-inputs', f'the file defines no `{fn}()`')
-    try: init = [_literal(v) for v in ns['get_init_inputs']()]
+    return ns, Model
+
+# %% ../nbs/03_data.ipynb #00210717
+def _init_inputs(ns: dict, source: str = '') -> list:
+    try: return [_literal(v) for v in ns['get_init_inputs']()]
     except _Skip: raise
-    except Exception as e: raise _Skip('init-inputs-raise', f'{type(e).__name__}: {e}'[:500])
-    return ns, Model, init
+    except Exception as e: raise _hub_skip(source, e) or _Skip('init-inputs-raise', f'{type(e).__name__}: {e}'[:500])
 
 # %% ../nbs/03_data.ipynb #b9b48f4b
-def _meta_problem(ns: dict, Model, init: list):
+def _meta_problem(ns: dict, Model, init: list, source: str = ''):
     "The module built on `meta` and the given inputs traced there."
     try:
         with torch.device('meta'): meta_model = Model(*init)
-    except Exception as e: raise _Skip('init-raises', f'Model(*get_init_inputs()) failed: {type(e).__name__}: {e}'[:500])
+    except Exception as e:
+        raise _hub_skip(source, e) or _Skip('init-raises', f'Model(*get_init_inputs()) failed: {type(e).__name__}: {e}'[:500])
     try: given = _trace_inputs(ns)
     except Exception as e: raise _Skip('inputs-raise', f'get_inputs() failed on the meta device: {type(e).__name__}: {e}'[:500])
     return meta_model, given
@@ -439,19 +468,45 @@ def _choose_shapes(variants: list, notes: list) -> list:
     return final
 
 # %% ../nbs/03_data.ipynb #1070abbd
-def _size_names(final: list, state_shapes: list):
-    "`names` ((values per variant) → name), the inputs' and outputs' dims as names, and the shape dicts."
-    names: dict = {}
-    def dim_names(per_variant_shapes):
-        return tuple(names.setdefault(tuple(s[j] for s in per_variant_shapes), f'd{len(names)}') for j in range(len(per_variant_shapes[0])))
+def _probe_shapes(ns: dict, Model, init: list) -> list[list[tuple]]:
+    "For each integer size moved by 2: the shapes of the inputs, the state and the outputs (probes that fail are left out)."
+    probes = []
+    keys = [('global', k) for k, v in list(ns.items()) if type(v) is int and v >= 2 and not k.startswith('_')]
+    keys += [('init', i) for i, v in enumerate(init) if type(v) is int and v >= 2]
+    for kind, k in keys[:32]:
+        old = ns[k] if kind == 'global' else None
+        try:
+            if kind == 'global': ns[k] = old + 2; init2 = list(ns['get_init_inputs']())
+            else: init2 = list(init); init2[k] += 2
+            with torch.device('meta'): m = Model(*init2)
+            given = _trace_inputs(ns)
+            outs, _ = _meta_forward(m, given)
+            state = [p for _, p in m.named_parameters()] + [b for _, b in m.named_buffers() if b.is_floating_point()]
+            probes.append([tuple(t.shape) for t in given if isinstance(t, torch.Tensor)] + [tuple(p.shape) for p in state] + [tuple(o.shape) for o in outs])
+        except Exception: pass
+        finally:
+            if kind == 'global': ns[k] = old
+    return probes
+
+# %% ../nbs/03_data.ipynb #c801888c
+def _size_names(final: list, state_shapes: list, probes: list = ()):
+    "`sizes` (name → values per variant), the inputs' and outputs' dims as names, and the shape dicts."
+    keys: dict = {}
+    base = final[-1]['inputs'] + state_shapes + final[-1]['outputs']
+    probes = [p for p in probes if len(p) == len(base) and all(len(a) == len(b) for a, b in zip(p, base))]
+    def dim_names(i, per_variant_shapes):
+        return tuple(keys.setdefault((tuple(s[j] for s in per_variant_shapes), tuple(p[i][j] for p in probes)), f'd{len(keys)}')
+                     for j in range(len(per_variant_shapes[0])))
     n_in, n_out = len(final[0]['inputs']) + len(state_shapes), len(final[0]['outputs'])
-    in_dims = [dim_names([(v['inputs'] + state_shapes)[i] for v in final]) for i in range(n_in)]
-    out_dims = [dim_names([v['outputs'][i] for v in final]) for i in range(n_out)]
-    shapes = [{n: vals[k] for vals, n in names.items()} for k in range(len(final))]
-    return names, in_dims, out_dims, shapes
+    in_dims = [dim_names(i, [(v['inputs'] + state_shapes)[i] for v in final]) for i in range(n_in)]
+    out_dims = [dim_names(n_in + i, [v['outputs'][i] for v in final]) for i in range(n_out)]
+    sizes = {n: vals for (vals, _), n in keys.items()}
+    shapes = [{n: vals[k] for n, vals in sizes.items()} for k in range(len(final))]
+    return sizes, in_dims, out_dims, shapes
 
 # %% ../nbs/03_data.ipynb #4e0615ec
 def _signature(c_in: list, dtypes: list, c_out: list, out_dtypes: list, size_names) -> str:
+    "The launcher's declaration: `const` inputs, outputs, one `int64_t` per size name, the stream."
     return ('extern "C" void launch(' + ', '.join(
         [f'const {C_TYPES[dt]}* {c}' for c, dt in zip(c_in, dtypes)] + [f'{C_TYPES[dt]}* {c}' for c, dt in zip(c_out, out_dtypes)] +
         [f'int64_t {n}' for n in size_names] + ['cudaStream_t stream']) + ')')
@@ -470,7 +525,7 @@ def _tier(level, flops: dict, pointwise: bool, has_state: bool) -> int:
     return 0 if pointwise and not has_state else 1
 
 # %% ../nbs/03_data.ipynb #6027d8c5
-def _describe(Model, path, level, source, init, slots, c_in, in_dims, dtypes, domains, state_names, c_out, out_dims, out_dtypes, names) -> str:
+def _describe(Model, path, level, source, init, slots, c_in, in_dims, dtypes, domains, state_names, c_out, out_dims, out_dtypes, sizes) -> str:
     def shape_txt(ds): return '(' + ', '.join(ds) + ')' if ds else 'a scalar (0-d)'
     n_t = len(c_in) - len(state_names)
     doc = re.split(r'\n\s*\n', inspect.getdoc(Model) or '')[0].replace('\n', ' ').strip()
@@ -479,7 +534,7 @@ def _describe(Model, path, level, source, init, slots, c_in, in_dims, dtypes, do
                                         + (', positive' if dom == 'positive' else '') + (f', integers in [0, {dom.split(":")[1]})' if dom.startswith('index') else '')
                                         for i, (c, d, dt, dom, sn) in enumerate(zip(c_in, in_dims, dtypes, domains, [None] * n_t + list(state_names)))) + '. ')
     lines.append('Output: ' + '; '.join(f'{c} {shape_txt(d)} {dt}' for c, d, dt in zip(c_out, out_dims, out_dtypes)) + '. ')
-    fixed = [f'{n} = {vals[0]}' for vals, n in names.items() if len(set(vals)) == 1]
+    fixed = [f'{n} = {vals[0]}' for n, vals in sizes.items() if len(set(vals)) == 1]
     consts = [v for k, v in slots if k == 'const']
     lines.append('Sizes are passed as int64_t; ' + (f'fixed in every shape: {", ".join(fixed)}; ' if fixed else '') +
                  f'the model is built as Model(*{init!r})' + (f' and forward also receives the constants {consts!r}' if consts else '') +
@@ -487,9 +542,47 @@ def _describe(Model, path, level, source, init, slots, c_in, in_dims, dtypes, do
     return ''.join(lines)
 
 # %% ../nbs/03_data.ipynb #fdc580d8
-def _convert(source: str, path: str, name: str, level: int | None, max_elements: int) -> dict:
-    ns, Model, init = _load_problem(source, path)
-    meta_model, given = _meta_problem(ns, Model, init)
+# the benchmarker's trial plan (distribution, scale); `benchmarker` comes after this module
+_TRIAL_PLAN = [('normal', 1.0), ('uniform', 100.0), ('heavy', 1.0), ('normal', 0.01), ('uniform', 1.0)]
+
+def _degenerate_reason(ref, templates, sizes) -> str | None:
+    "Why the reference's outputs carry no information on the benchmarker's draws (one value everywhere), or None."
+    values = set()
+    for k, (dist, scale) in enumerate(_TRIAL_PLAN):
+        g = torch.Generator().manual_seed(100 + k)
+        try: outs = _flat_outputs(ref(*[draw(s, g, scale=scale, dist=dist) for s in SpecTemplate(templates)(sizes)]))
+        except Exception: return None
+        for o in outs:
+            if o.numel() == 0: continue
+            o = o.double()
+            if not bool((o == o.view(-1)[0]).all()): return None
+            values.add(float(o.view(-1)[0]))
+        if len(values) > 1: return None
+    if not values: return None
+    v = values.pop()
+    if v == 0: return 'the reference output is all zeros under each of the benchmarker\'s five input distributions'
+    return f'the reference output is the constant {v:g} everywhere under each of the benchmarker\'s five input distributions'
+
+# %% ../nbs/03_data.ipynb #b91665b4
+def _scale_globals(ns: dict, factor: int) -> dict:
+    "Divide every module-level integer ≥ 16 of `ns` (alone or in a tuple of sizes) by `factor`; returns {name: [old, new]}."
+    def down(v): return max(1, v // factor) if type(v) is int and v >= 16 else v
+    scaled = {}
+    for k, v in list(ns.items()):
+        if k.startswith('_'): continue
+        if type(v) is int: new = down(v)
+        elif type(v) in (tuple, list) and v and all(type(x) is int for x in v): new = type(v)(down(x) for x in v)
+        else: continue
+        if new != v: ns[k] = new; scaled[k] = [v, new]
+    return scaled
+
+# %% ../nbs/03_data.ipynb #aef08539
+def _convert_at(source: str, path: str, name: str, level: int | None, max_elements: int, factor: int = 1) -> dict:
+    ns, Model = _load_problem(source, path)
+    scaled = _scale_globals(ns, factor) if factor > 1 else {}
+    if factor > 1 and not scaled: raise _Skip('too-large', 'no module-level size to scale down')
+    init = _init_inputs(ns, source)
+    meta_model, given = _meta_problem(ns, Model, init, source)
     slots, state = _arg_slots(given), _module_state(meta_model, max_elements)
     state_elems, state_shapes = sum(p.numel() for _, p in state), [tuple(p.shape) for _, p in state]
     variants, notes = _shape_variants(ns, given, meta_model, state_elems, max_elements)
@@ -500,9 +593,12 @@ def _convert(source: str, path: str, name: str, level: int | None, max_elements:
     domains = _index_domains(ns, given, variants, dtypes, len(state), state_elems, max_elements)
     ref = KernelBenchReference(source, init, slots, [n for n, _ in state], path)
     domains, pointwise = _cpu_checks(ref, variants, cpu, state_shapes, dtypes, domains, notes)
+    why = _degenerate_reason(ref, *_concrete(cpu[0], state_shapes, dtypes, domains))
+    if why: raise _Skip('degenerate', why)
+    if scaled: notes.insert(0, f'sizes divided by {factor} to fit the CPU: ' + ', '.join(f'{k} {a} → {b}' for k, (a, b) in scaled.items()))
     final = _choose_shapes(variants, notes)
-    names, in_dims, out_dims, shapes = _size_names(final, state_shapes)
-    taken = set(names.values())
+    sizes, in_dims, out_dims, shapes = _size_names(final, state_shapes, _probe_shapes(ns, Model, init))
+    taken = set(sizes)
     c_in = [c_identifier(n, taken) for n in tensor_names] + [c_identifier(n, taken) for n, _ in state]
     c_out = [c_identifier('out' if len(out_dims) == 1 else f'out{i}', taken) for i in range(len(out_dims))]
     out_dtypes = final[-1]['out_dtypes']
@@ -510,17 +606,32 @@ def _convert(source: str, path: str, name: str, level: int | None, max_elements:
     flops = {label(s): float(v['flops']) for s, v in zip(shapes, final) if v['flops']}
     low = any(dt in ('float16', 'bfloat16') for dt in out_dtypes)
     state_c = {n: c for (n, _), c in zip(state, c_in[len(tensor_names):])}
+    desc = _describe(Model, path, level, source, init, slots, c_in, in_dims, dtypes, domains, [n for n, _ in state], c_out, out_dims, out_dtypes, sizes)
+    if scaled: desc += '\n\nThe sizes are scaled down from the problem file: ' + ', '.join(f'{k} = {b} (not {a})' for k, (a, b) in scaled.items()) + '.'
     return dict(name=name, level=level, path=str(path), source=source, tier=_tier(level, flops, pointwise, bool(state)),
-                description=_describe(Model, path, level, source, init, slots, c_in, in_dims, dtypes, domains, [n for n, _ in state],
-                                      c_out, out_dims, out_dtypes, names),
-                signature=_signature(c_in, dtypes, c_out, out_dtypes, names.values()),
+                description=desc, signature=_signature(c_in, dtypes, c_out, out_dtypes, sizes),
                 init_repr=repr(init), slots=[[k, v] for k, v in slots], state_names=[n for n, _ in state],
                 inputs=[[list(d), dt, dom] for d, dt, dom in zip(in_dims, dtypes, domains)],
                 outputs=[[list(d), dt, 'real'] for d, dt in zip(out_dims, out_dtypes)],
                 shapes=shapes, flops=flops, reduction=list(_reduction(in_dims, out_dims, len(tensor_names), shapes[-1])),
                 atol=1e-2 if low else 1e-4, rtol=1e-2 if low else 1e-4,
                 cpu_checked=[label(s) for s, v in zip(shapes, final) if v.get('cpu_checked')], how=[v['how'] for v in final],
-                notes=notes, call_args=_functional_call_args(source, ref.build('cpu'), dict(zip(tensor_names, c_in)), state_c))
+                notes=notes, call_args=_functional_call_args(source, ref.build('cpu'), dict(zip(tensor_names, c_in)), state_c),
+                scaled=scaled)
+
+# %% ../nbs/03_data.ipynb #f516a85a
+def _convert(source: str, path: str, name: str, level: int | None, max_elements: int) -> dict:
+    try: return _convert_at(source, path, name, level, max_elements)
+    except _Skip as s:
+        if s.reason != 'too-large': raise
+        first = s
+    for factor in (2, 4, 8, 16, 32, 64):
+        try: return _convert_at(source, path, name, level, max_elements, factor)
+        except _Skip as s:
+            if s.reason in ('degenerate', 'nondeterministic'): raise
+            if s.reason != 'too-large':
+                raise _Skip('too-large', f'{first.detail}; scaled down by {factor}: {s.reason}: {s.detail}'[:500])
+    raise _Skip('too-large', f'{first.detail}, and still after scaling its sizes down by 64')
 
 # %% ../nbs/03_data.ipynb #b89cfa75
 def convert_problem(source: str, path: str = '<problem>', name: str = 'problem', level: int | None = None,
@@ -545,62 +656,91 @@ def task_from_spec(spec: dict) -> Task:
                 atol=spec['atol'], rtol=spec['rtol'], family='kernelbench',
                 tags=('kernelbench',) + ((f'level{spec["level"]}',) if spec['level'] is not None else ()),
                 extra={'source_path': spec['path'], 'level': spec['level'], 'cpu_checked_shapes': spec['cpu_checked'],
-                       'shape_origin': spec['how'], 'notes': spec['notes'], 'call_args': spec['call_args'], 'spec': spec})
+                       'shape_origin': spec['how'], 'notes': spec['notes'], 'call_args': spec['call_args'],
+                       'scaled': spec.get('scaled', {}), 'spec': spec})
 
 # %% ../nbs/03_data.ipynb #da55eccd
-def _worker_main(conn):
-    torch.set_num_threads(1)                  # the machine's cores are shared; conversions are small
-    conn.send('ready')
-    while True:
-        try: job = conn.recv()
-        except (EOFError, OSError): return
-        if job is None: return
-        conn.send(convert_problem(*job))
+def _write_msg(fd: int, obj):
+    b = pickle.dumps(obj)
+    view = memoryview(len(b).to_bytes(8, 'little') + b)
+    while view: view = view[os.write(fd, view):]
 
-# %% ../nbs/03_data.ipynb #b14c9eea
+def _read_exact(fd: int, n: int, deadline: float | None) -> bytes:
+    "`n` bytes from `fd`; EOFError at the end of the stream, TimeoutError past `deadline` (`time.monotonic`)."
+    buf = bytearray()
+    while len(buf) < n:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]: raise TimeoutError
+        chunk = os.read(fd, n - len(buf))
+        if not chunk: raise EOFError
+        buf += chunk
+    return bytes(buf)
+
+def _read_msg(fd: int, timeout: float | None = None):
+    deadline = None if timeout is None else time.monotonic() + timeout
+    n = int.from_bytes(_read_exact(fd, 8, deadline), 'little')
+    return pickle.loads(_read_exact(fd, n, deadline))
+
+# %% ../nbs/03_data.ipynb #7fc3a4d7
+def _worker_main():
+    "The worker's loop: jobs on stdin, answers on a private copy of stdout."
+    out = os.dup(1); os.dup2(2, 1)             # a problem's prints must not corrupt the answers
+    torch.set_num_threads(1)                  # the machine's cores are shared; conversions are small
+    _write_msg(out, 'ready')
+    while True:
+        try: job = _read_msg(0)
+        except EOFError: return
+        if job is None: return
+        _write_msg(out, convert_problem(*job))
+
+# %% ../nbs/03_data.ipynb #99194b37
 class ProblemWorker:
-    "A spawned process that runs `convert_problem`, restarted after a hang or a crash."
+    "A worker process that runs `convert_problem`, restarted after a hang or a crash."
     def __init__(self, timeout: float = 60.0, start_timeout: float = 300.0):
-        self.timeout, self.start_timeout, self._proc, self._conn = timeout, start_timeout, None, None
+        self.timeout, self.start_timeout, self._proc = timeout, start_timeout, None
     def __enter__(self): return self
     def __exit__(self, *a): self.close()
 
-# %% ../nbs/03_data.ipynb #7fc3a4d7
+# %% ../nbs/03_data.ipynb #92c0d9d9
 @patch
 def _start(self: ProblemWorker):
-    from cudarl_wb.data import _worker_main as target   # by module name, so the spawned child can import it
-    ctx = mp.get_context('spawn')
-    self._conn, child = ctx.Pipe()
-    self._proc = ctx.Process(target=target, args=(child,), daemon=True, name='cudarl-kernelbench')
-    self._proc.start(); child.close()
-    if not self._conn.poll(self.start_timeout) or self._conn.recv() != 'ready':
-        self.close(); raise RuntimeError('the KernelBench conversion worker did not start')
+    env = {**os.environ, 'PYTHONPATH': os.pathsep.join(p for p in sys.path if p)}
+    env.setdefault('HF_HUB_OFFLINE', '1'); env.setdefault('TRANSFORMERS_OFFLINE', '1')
+    self._proc = subprocess.Popen([sys.executable, '-c', 'from cudarl_wb.data import _worker_main; _worker_main()'],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    try: ok = _read_msg(self._proc.stdout.fileno(), self.start_timeout) == 'ready'
+    except (EOFError, TimeoutError): ok = False
+    if not ok: self.close(); raise RuntimeError('the KernelBench conversion worker did not start')
 
-# %% ../nbs/03_data.ipynb #99194b37
+# %% ../nbs/03_data.ipynb #9caa975c
 @patch
 def convert(self: ProblemWorker, *job) -> dict:
     "`convert_problem(*job)` in the worker."
-    if self._proc is None or not self._proc.is_alive(): self._start()
-    self._conn.send(job)
-    if not self._conn.poll(self.timeout):
+    if self._proc is None or self._proc.poll() is not None: self._start()
+    try:
+        _write_msg(self._proc.stdin.fileno(), job)
+        return _read_msg(self._proc.stdout.fileno(), self.timeout)
+    except TimeoutError:
         self.close()
         return {'ok': False, 'reason': 'timeout', 'detail': f'no answer within {self.timeout:.0f} s; the worker was killed'}
-    try: return self._conn.recv()
     except (EOFError, OSError):
-        self._proc.join(5); code = self._proc.exitcode; self.close()
+        code = self._proc.wait(5); self.close()
         return {'ok': False, 'reason': 'crashed', 'detail': f'the worker process died (exit code {code})'}
 
-# %% ../nbs/03_data.ipynb #92c0d9d9
+# %% ../nbs/03_data.ipynb #baf9a65b
 @patch
 def close(self: ProblemWorker):
-    if self._proc is not None:
-        if self._proc.is_alive():
-            try: self._conn.send(None)
-            except Exception: pass
-            self._proc.join(2)
-            if self._proc.is_alive(): self._proc.kill(); self._proc.join(5)
-        self._conn.close()
-    self._proc = self._conn = None
+    p, self._proc = self._proc, None
+    if p is None: return
+    if p.poll() is None:
+        try: _write_msg(p.stdin.fileno(), None)
+        except OSError: pass
+        try: p.wait(2)
+        except subprocess.TimeoutExpired: p.kill(); p.wait(5)
+    for f in (p.stdin, p.stdout):
+        try: f.close()
+        except OSError: pass
 
 # %% ../nbs/03_data.ipynb #240afa0b
 def _level_of(path: Path) -> int | None:
