@@ -846,19 +846,37 @@ def _op_matcher(ops):
     return matches
 
 # %% ../nbs/03_data.ipynb #26b4421e
+def _is_correct(v) -> bool:
+    "The archive's `Correct` value as a bool: a bool, a number, or a string such as 'True'/'False'."
+    if isinstance(v, str): return v.strip().lower() in ('true', 't', '1', 'yes')
+    return bool(v) if v is not None else False
+
+# %% ../nbs/03_data.ipynb #5cc03aca
+def _drop_reason(row: dict, levels, correct_only: bool, op_ok, split) -> str | None:
+    if levels is not None and int(row['Level_ID']) not in levels: return 'other level'
+    if correct_only and not _is_correct(row['Correct']): return 'not correct'
+    if op_ok and not op_ok(row['Op_Name']): return 'other op'
+    if split and sakana_split(row['Level_ID'], row['Task_ID']) != split: return f'not in the {split} split'
+    return None
+
+# %% ../nbs/03_data.ipynb #e260a536
 def _read_archive(source, levels):
     import datasets
     path = Path(str(source)).expanduser()
     if path.exists():
         files = _sakana_files(path, levels)
         if not files: raise FileNotFoundError(f'no parquet files under {path}' + (f' for levels {sorted(levels)}' if levels else ''))
+        import pyarrow.parquet as pq
+        if sum(pq.ParquetFile(p).metadata.num_rows for p in files) == 0:
+            raise ValueError(f'{path}: the archive holds no rows ({len(files)} parquet file(s), 0 rows)')
         return datasets.Dataset.from_parquet([str(p) for p in files], cache_dir=str(cache_dir('datasets')))
     wanted = [f'level_{l}' for l in sorted(levels)] if levels else ['level_1', 'level_2', 'level_3']
     return datasets.concatenate_datasets([datasets.load_dataset(str(source), split=w) for w in wanted])
 
-# %% ../nbs/03_data.ipynb #a49abd0e
-def load_sakana(source=SAKANA_HUB, levels=None, ops=None, correct_only: bool = True, split: str | None = None):
-    "The archive as a `datasets.Dataset`, from a Hub name or a local folder/file of parquet, filtered."
+# %% ../nbs/03_data.ipynb #c545c0b2
+def load_sakana(source=SAKANA_HUB, levels=None, ops=None, correct_only: bool = True, split: str | None = None,
+                report: dict | None = None):
+    "The archive as a `datasets.Dataset`, from a Hub name or a local folder/file of parquet, filtered; `report` gets the dropped rows by reason."
     levels = None if levels is None else {levels} if isinstance(levels, int) else {int(l) for l in levels}
     if split not in (None, 'train', 'test'): raise ValueError(f"split must be None, 'train' or 'test', not {split!r}")
     ds = _read_archive(source, levels)
@@ -866,14 +884,12 @@ def load_sakana(source=SAKANA_HUB, levels=None, ops=None, correct_only: bool = T
     if missing: raise ValueError(f'{source}: not the AI-CUDA-Engineer archive schema, missing columns {missing}')
     extra = [c for c in ds.column_names if c not in SAKANA_COLUMNS]
     if extra: ds = ds.remove_columns(extra)
-    op_ok = _op_matcher(ops)
-    def keep(row):
-        if levels is not None and int(row['Level_ID']) not in levels: return False
-        if correct_only and not row['Correct']: return False
-        if op_ok and not op_ok(row['Op_Name']): return False
-        if split and sakana_split(row['Level_ID'], row['Task_ID']) != split: return False
-        return True
-    return ds.filter(keep, desc='filtering the archive') if (levels or correct_only or ops or split) else ds
+    op_ok, keep, report = _op_matcher(ops), [], {} if report is None else report
+    for i, row in enumerate(ds.select_columns(['Level_ID', 'Task_ID', 'Op_Name', 'Correct'])):
+        why = _drop_reason(row, levels, correct_only, op_ok, split)
+        if why is None: keep.append(i)
+        else: report[why] = report.get(why, 0) + 1
+    return ds if len(keep) == len(ds) else ds.select(keep)
 
 # %% ../nbs/03_data.ipynb #7e19bd1c
 _SHIM_BASICS = r'''
@@ -1366,8 +1382,42 @@ def sakana_tasks(ds, max_elements: int = 1 << 24, timeout: float = 60.0, isolate
     return tasks, skipped
 
 # %% ../nbs/03_data.ipynb #68a7ef2a
-def _row_form(r: dict, t) -> tuple[str, str]:
+def _error_lines(log: str, max_chars: int = 400) -> str:
+    "The error lines of a build or run log, at most `max_chars` characters of whole lines."
+    text = re.sub(r'(?:/[^\s/:()]+)+/([^\s/:()]+\.(?:cu|cuh|cpp|h|hpp|py))', r'\1', safe_text(log or ''))
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    errs = ([l for l in lines if re.search(r':\s*(?:fatal )?error\b', l)] or
+            [l for l in lines if re.search(r'\berror\b|Error\b', l) and len(l) <= max_chars])
+    out, n = [], 0
+    for l in (errs or lines[-6:]):
+        if out and n + len(l) + 1 > max_chars: break
+        out.append(l[:max_chars]); n += len(l) + 1
+    return '\n'.join(out)
+
+# %% ../nbs/03_data.ipynb #4e7c37b4
+_BUILDS: dict = {}
+
+def _builds(source: str) -> bool | None:
+    "Whether nvcc compiles `source` (a launcher), or None without nvcc."
+    nvcc = nvcc_path()
+    if nvcc is None: return None
+    key = hashlib.sha256(source.encode()).hexdigest()
+    if key not in _BUILDS:
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            Path(d, 'k.cu').write_text(source)
+            r = run_capped([nvcc, '-c', '-std=c++17', '-arch=sm_90', '-o', str(Path(d, 'k.o')), str(Path(d, 'k.cu'))], timeout=300)
+        _BUILDS[key] = r.returncode == 0
+    return _BUILDS[key]
+
+# %% ../nbs/03_data.ipynb #d0994f9c
+def _count(report: dict, why: str, n: int = 1): report[why] = report.get(why, 0) + n
+
+def _row_form(r: dict, t, check: bool = False, report: dict | None = None) -> tuple[str, str]:
     launcher = sakana_to_launcher(r['CUDA_Code'], t) if t is not None else None
+    if launcher and check and _builds(launcher) is False:
+        if report is not None: _count(report, 'launcher does not build with nvcc: kept as a torch extension')
+        launcher = None
     return (launcher, 'launcher') if launcher else (r['CUDA_Code'], 'torch-extension')
 
 def _archive_meta(fmt: str, key: tuple, rs: list, t) -> tuple:
@@ -1379,13 +1429,21 @@ def _archive_meta(fmt: str, key: tuple, rs: list, t) -> tuple:
     return name, (t.tier if t is not None else (3 if key[0] >= 2 else 1)), desc, _host_signature(rs[0]['CUDA_Code']), ()
 
 # %% ../nbs/03_data.ipynb #4299b885
-def _problem_examples(key: tuple, rs: list, t, rng: random.Random, max_optimizer_per_task: int) -> list[dict]:
-    out, forms = [], [_row_form(r, t) for r in rs]
-    good = sorted([(r, f) for r, f in zip(rs, forms) if r['Correct']], key=lambda x: x[0]['CUDA_Runtime'] or math.inf)
+def _problem_examples(key: tuple, rs: list, t, rng: random.Random, max_optimizer_per_task: int,
+                      check: bool = False, report: dict | None = None) -> list[dict]:
+    report = {} if report is None else report
+    rs_code = [r for r in rs if r['CUDA_Code']]
+    if len(rs_code) < len(rs): _count(report, 'no CUDA code', len(rs) - len(rs_code))
+    out, forms = [], [_row_form(r, t, check, report) for r in rs_code]
+    good = sorted([(r, f) for r, f in zip(rs_code, forms) if _is_correct(r['Correct'])], key=lambda x: x[0]['CUDA_Runtime'] or math.inf)
     for r, (code, fmt) in good:
         name, tier, desc, sig, shp = _archive_meta(fmt, key, rs, t)
         out.append(_example('generator', name, tier, 'sakana', desc, sig, code, 'sakana', fmt, shapes=shp))
-    if not good: return out
+        if fmt != 'launcher' or not check or _builds(code) is None: _count(report, 'target not compiled here (torch extension, or no nvcc)')
+    wrong = [(r, f) for r, f in zip(rs_code, forms) if not _is_correct(r['Correct'])]
+    if not good:
+        if wrong: _count(report, 'wrong, and no correct kernel of its problem to repair towards', len(wrong))
+        return out
     best, (best_code, best_fmt) = good[0]
     slower = [(r, f) for r, f in good[1:] if f[1] == best_fmt and (r['CUDA_Runtime'] or 0) >= 1.1 * (best['CUDA_Runtime'] or math.inf)]
     for r, (code, fmt) in slower[::-1][:max_optimizer_per_task]:
@@ -1393,23 +1451,24 @@ def _problem_examples(key: tuple, rs: list, t, rng: random.Random, max_optimizer
         fb = feedback_template('correct', '', r['CUDA_Runtime'], r['PyTorch_Native_Runtime'], r['PyTorch_Compile_Runtime'],
                                hint=hint_for(t.tags if t is not None else ('kernelbench',), rng))
         out.append(_example('optimizer', name, tier, 'sakana', desc, sig, best_code, 'sakana', fmt, previous=code, feedback=fb, shapes=shp))
-    for r, (code, fmt) in zip(rs, forms):
-        if r['Correct'] or fmt != best_fmt: continue
+    for r, (code, fmt) in wrong:
+        if fmt != best_fmt: _count(report, 'wrong, in another format than the fastest kernel'); continue
         name, tier, desc, sig, shp = _archive_meta(fmt, key, rs, t)
-        fb = feedback_template('wrong', max_abs_err=r['Max_Diff'], error=r['Error'] or '', hint='check the bounds: every output element must be written')
+        fb = feedback_template('wrong', max_abs_err=r['Max_Diff'], error=_error_lines(r['Error'] or ''), hint='check the bounds: every output element must be written')
         out.append(_example('optimizer', name, tier, 'sakana', desc, sig, best_code, 'sakana', fmt, previous=code, feedback=fb, shapes=shp))
     return out
 
 # %% ../nbs/03_data.ipynb #116c48b9
-def sakana_examples(ds, tasks: dict | None = None, max_optimizer_per_task: int = 2, **task_kw):
-    "The archive's rows as SFT examples (`SFT_COLUMNS`); `tasks` from `sakana_tasks` (made here when None)."
+def sakana_examples(ds, tasks: dict | None = None, max_optimizer_per_task: int = 2, check: bool = True,
+                    report: dict | None = None, **task_kw):
+    "The archive's rows as SFT examples (`SFT_COLUMNS`); `tasks` from `sakana_tasks` (made here when None); `check` builds launcher targets with nvcc; `report` counts what was left out, by reason."
     if tasks is None: tasks, _ = sakana_tasks(ds, **task_kw)
     groups = {}
     for r in ds:
         groups.setdefault((int(r['Level_ID']), int(r['Task_ID'])), []).append(r)
     out, rng = [], random.Random(0)
     for key, rs in sorted(groups.items()):
-        out += _problem_examples(key, rs, tasks.get(key), rng, max_optimizer_per_task)
+        out += _problem_examples(key, rs, tasks.get(key), rng, max_optimizer_per_task, check, report)
     return _examples_dataset(out)
 
 # %% ../nbs/03_data.ipynb #daf933e9
@@ -1477,24 +1536,37 @@ def _pair_counts(ds) -> dict:
             **{f'origin {o}': int(n) for o, n in df.groupby('origin').size().items()}}
 
 # %% ../nbs/03_data.ipynb #aa9ba925
+def _reason_counts(skipped: list) -> dict:
+    out = {}
+    for s in skipped: out[s.reason] = out.get(s.reason, 0) + 1
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
 def _data_kernelbench(args, con) -> None:
     tasks, skipped = load_kernelbench(args.path, level=args.level, max_elements=args.max_elements, timeout=args.timeout, progress=True)
     write_manifest(tasks, skipped, args.out)
+    by_reason = _reason_counts(skipped)
+    atomic_write_json(Path(args.out)/'counts.json', {'problems': len(tasks) + len(skipped), 'tasks': len(tasks),
+                                                     'scaled down': sum(bool(t.extra.get('scaled')) for t in tasks), 'skipped': by_reason})
     from rich.table import Table
     t = Table(title=f'KernelBench: {len(tasks)} tasks, {len(skipped)} skipped → {args.out}')
     t.add_column('problem'); t.add_column('result'); t.add_column('detail', overflow='fold')
-    for task in tasks: t.add_row(Path(task.extra['source_path']).name, task.name, task.signature.split('(', 1)[1][:90])
+    for task in tasks: t.add_row(Path(task.extra['source_path']).name, task.name,
+                                 (task.extra['notes'][0] if task.extra.get('scaled') else task.signature.split('(', 1)[1])[:120])
     for s in skipped: t.add_row(Path(s.path).name, f'skipped: {s.reason}', s.detail[:120])
     con.print(t)
+    if by_reason: con.print('skipped, by reason: ' + ', '.join(f'{k} {n}' for k, n in by_reason.items()))
 
 # %% ../nbs/03_data.ipynb #a075026b
 def _data_sakana(args) -> dict:
-    ds = load_sakana(args.path, levels=args.level, ops=args.op, correct_only=not args.all, split=args.split)
+    left_out = {}
+    ds = load_sakana(args.path, levels=args.level, ops=args.op, correct_only=not args.all, split=args.split, report=left_out)
     tasks, skipped = sakana_tasks(ds, timeout=args.timeout)
-    pairs = sakana_examples(ds, tasks)
+    pairs = sakana_examples(ds, tasks, report=left_out)
     _save_pairs(pairs, args.out)
     counts = {'archive rows': len(ds), 'problems': len({(r['Level_ID'], r['Task_ID']) for r in ds.select_columns(['Level_ID', 'Task_ID'])}),
-              'problems converted to tasks': len(tasks), **_pair_counts(pairs)}
+              'problems converted to tasks': len(tasks), **_pair_counts(pairs),
+              **{f'problems not converted: {k}': n for k, n in _reason_counts(skipped).items()},
+              **{f'rows left out: {k}': n for k, n in left_out.items()}}
     atomic_write_json(Path(args.out)/'counts.json', counts)
     if skipped: atomic_write_json(Path(args.out)/'skipped.json', [s.to_dict() for s in skipped])
     return counts
