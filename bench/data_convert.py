@@ -6,6 +6,7 @@ handed to the host code's first allocation) against torch.relu and against a nai
 16M floats; median of 100 timed runs with an L2 flush before each.
 
     python bench/data_convert.py [--kernelbench DIR] [--out bench/results/data_convert.json]
+    python bench/data_convert.py --table KernelBench/KernelBench [--levels 1 2 3 4]   # converted / skipped by reason, per level
 """
 import argparse, ctypes, json, statistics, sys, time
 from pathlib import Path
@@ -27,6 +28,22 @@ def cpu_part(folder):
         n = len(tasks) + len(skipped)
         rows.append(dict(what=f'kernelbench {"worker" if isolate else "in-process"}', problems=n, tasks=len(tasks),
                          seconds=round(dt, 2), per_problem_s=round(dt / max(n, 1), 3)))
+    return rows
+
+
+def conversion_table(folder, levels=(1, 2, 3, 4), timeout=60.0):
+    "Per level: files, converted, scaled down, and the skipped problems by reason (KernelBench's own layout)."
+    rows = []
+    for level in levels:
+        t0 = time.perf_counter()
+        tasks, skipped = load_kernelbench(folder, level=level, timeout=timeout)
+        reasons = {}
+        for s in skipped: reasons[s.reason] = reasons.get(s.reason, 0) + 1
+        rows.append(dict(level=level, files=len(tasks) + len(skipped), converted=len(tasks),
+                         scaled=sum(bool(t.extra.get('scaled')) for t in tasks), seconds=round(time.perf_counter() - t0, 1),
+                         skipped=dict(sorted(reasons.items(), key=lambda kv: -kv[1]))))
+        print(f"level {level}: {rows[-1]['converted']}/{rows[-1]['files']} converted ({rows[-1]['scaled']} scaled down), "
+              f"{rows[-1]['seconds']} s; skipped: {rows[-1]['skipped']}", flush=True)
     return rows
 
 
@@ -76,7 +93,16 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--kernelbench', default=str(ROOT/'tests/data/kernelbench'))
     ap.add_argument('--out', default=str(ROOT/'bench/results/data_convert.json'))
+    ap.add_argument('--table', metavar='DIR', help="KernelBench's own problem folder: print the conversion table per level")
+    ap.add_argument('--levels', type=int, nargs='+', default=[1, 2, 3, 4])
     a = ap.parse_args()
+    if a.table:
+        rows = conversion_table(a.table, a.levels)
+        out = Path(a.out).with_name('data_convert_table.json')
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(rows, indent=2))
+        print('wrote', out)
+        return
     result = {'device': torch.cuda.get_device_name(0) if torch.cuda.is_available() else 'cpu', 'cpu': cpu_part(a.kernelbench)}
     if torch.cuda.is_available(): result['gpu'] = gpu_part()
     for part in ('cpu', 'gpu'):

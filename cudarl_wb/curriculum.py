@@ -8,23 +8,11 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/curriculum.html.md"""
 from __future__ import annotations
 import argparse, json, math, random, sys
 from pathlib import Path
+from fastcore.basics import patch
 from .core import *
 
 # %% auto #0
 __all__ = ['tiers_from_tasks', 'geometric_mean', 'window_stats', 'Curriculum', 'curriculum_args', 'curriculum_command']
-
-# %% ../nbs/08_curriculum.ipynb #8054c036
-def _patch(f=None, *, cls_method: bool = False):
-    "Add `f` to the class named by its first parameter's annotation (fastcore's `patch`, the part we use)."
-    if f is None: return lambda g: _patch(g, cls_method=cls_method)
-    owner = next(iter(f.__annotations__.values()))
-    cls = globals()[owner] if isinstance(owner, str) else owner
-    f.__qualname__ = f'{cls.__name__}.{f.__name__}'
-    setattr(cls, f.__name__, classmethod(f) if cls_method else f)
-    return f
-
-try: from fastcore.basics import patch
-except ImportError: patch = _patch
 
 # %% ../nbs/08_curriculum.ipynb #254701ea
 def tiers_from_tasks(tasks=None) -> dict[int, list[str]]:
@@ -36,6 +24,7 @@ def tiers_from_tasks(tasks=None) -> dict[int, list[str]]:
     for t in tasks: out.setdefault(int(t.tier), []).append(t.name)
     return {k: sorted(v) for k, v in sorted(out.items())}
 
+# %% ../nbs/08_curriculum.ipynb #59cc65c5
 def _normalise_tiers(tiers: dict) -> dict[int, list[str]]:
     out, seen = {}, {}
     for k, names in sorted(((int(k), v) for k, v in tiers.items())):
@@ -55,6 +44,7 @@ def geometric_mean(xs) -> float | None:
     logs = [math.log(x) for x in xs if x is not None and math.isfinite(x) and x > 0]
     return math.exp(sum(logs) / len(logs)) if logs else None
 
+# %% ../nbs/08_curriculum.ipynb #5641cf34
 def window_stats(episodes: list[dict]) -> dict:
     "Episodes, compile rate, pass rate (over measured episodes) and geometric-mean speedup of a window."
     n = len(episodes)
@@ -87,73 +77,105 @@ class Curriculum:
         self._rng = random.Random(seed)
         self._queues: dict[str, list[str]] = {}
 
-    def _check_config(self):
-        c = self.config
-        if c['window'] < 1 or c['min_episodes'] < 1: raise ValueError('window and min_episodes must be at least 1')
-        if c['demote_after'] < c['min_episodes']: raise ValueError('demote_after must be at least min_episodes')
-        if not 0 <= c['replay'] < 1: raise ValueError(f"replay must be in [0, 1), got {c['replay']}")
-        for k in ('compile_gate', 'pass_gate', 'demote_compile', 'demote_pass'):
-            if not 0 <= c[k] <= 1: raise ValueError(f'{k} must be in [0, 1], got {c[k]}')
-        if c['demote'] and (c['demote_compile'] >= c['compile_gate'] or c['demote_pass'] >= c['pass_gate']):
-            raise ValueError('demotion thresholds must sit below the gates, or the curriculum thrashes')
-        if c['speedup_floor'] is not None and not c['speedup_floor'] > 0: raise ValueError('speedup_floor must be positive')
-
-    # --- where we are
-    @property
-    def tiers(self) -> list[int]: return list(self.tasks_by_tier)
-    @property
-    def tier(self) -> int:
-        "The current tier."
-        return self.tiers[self._tier_index]
-    @property
-    def history(self) -> list[dict]:
-        "Every recorded episode, in order (for plots and for the trainer's logs)."
-        return self._history
-    def tasks(self, tier: int | None = None) -> list[str]:
-        "The task names of `tier` (default: the current one)."
-        return list(self.tasks_by_tier[self.tier if tier is None else tier])
-    def tier_of(self, task) -> int:
-        "The tier a task belongs to."
-        name = getattr(task, 'name', task)
-        for k, names in self.tasks_by_tier.items():
-            if name in names: return k
-        raise KeyError(f'task {name!r} is in no tier of this curriculum (tiers: {self.tiers})')
-    def tier_episodes(self) -> list[dict]:
-        "The current tier's own episodes since it was reached (replay left out)."
-        return [e for e in self._history[self._tier_start:] if e['task_tier'] == self.tier]
-    def window_episodes(self) -> list[dict]:
-        "The last `window` of `tier_episodes()`: what the gate reads."
-        return self.tier_episodes()[-self.config['window']:]
     def __repr__(self): return f'Curriculum(tier {self.tier} of {self.tiers}, {len(self._history)} episodes): {self.status()["reason"]}'
 
-# %% ../nbs/08_curriculum.ipynb #36dcc8cd
-def _fmt(v): return '—' if v is None else f'{v:.2f}'
-
+# %% ../nbs/08_curriculum.ipynb #2dd97c9b
 @patch
-def status(self: Curriculum) -> dict:
-    "Where the current tier's window stands against the gate, with a one-line reason."
-    c, w = self.config, window_stats(self.window_episodes())
+def _check_config(self: Curriculum):
+    c = self.config
+    if c['window'] < 1 or c['min_episodes'] < 1: raise ValueError('window and min_episodes must be at least 1')
+    if c['demote_after'] < c['min_episodes']: raise ValueError('demote_after must be at least min_episodes')
+    if not 0 <= c['replay'] < 1: raise ValueError(f"replay must be in [0, 1), got {c['replay']}")
+    for k in ('compile_gate', 'pass_gate', 'demote_compile', 'demote_pass'):
+        if not 0 <= c[k] <= 1: raise ValueError(f'{k} must be in [0, 1], got {c[k]}')
+    if c['demote'] and (c['demote_compile'] >= c['compile_gate'] or c['demote_pass'] >= c['pass_gate']):
+        raise ValueError('demotion thresholds must sit below the gates, or the curriculum thrashes')
+    if c['speedup_floor'] is not None and not c['speedup_floor'] > 0: raise ValueError('speedup_floor must be positive')
+
+# %% ../nbs/08_curriculum.ipynb #e7022047
+@patch(as_prop=True)
+def tiers(self: Curriculum) -> list[int]: return list(self.tasks_by_tier)
+
+# %% ../nbs/08_curriculum.ipynb #abad2f18
+@patch(as_prop=True)
+def tier(self: Curriculum) -> int:
+    "The current tier."
+    return self.tiers[self._tier_index]
+
+# %% ../nbs/08_curriculum.ipynb #89a53c1e
+@patch(as_prop=True)
+def history(self: Curriculum) -> list[dict]:
+    "Every recorded episode, in order (for plots and for the trainer's logs)."
+    return self._history
+
+# %% ../nbs/08_curriculum.ipynb #f46a0309
+@patch
+def tasks(self: Curriculum, tier: int | None = None) -> list[str]:
+    "The task names of `tier` (default: the current one)."
+    return list(self.tasks_by_tier[self.tier if tier is None else tier])
+
+# %% ../nbs/08_curriculum.ipynb #a52701f9
+@patch
+def tier_of(self: Curriculum, task) -> int:
+    "The tier a task belongs to."
+    name = getattr(task, 'name', task)
+    for k, names in self.tasks_by_tier.items():
+        if name in names: return k
+    raise KeyError(f'task {name!r} is in no tier of this curriculum (tiers: {self.tiers})')
+
+# %% ../nbs/08_curriculum.ipynb #ec13ca5f
+@patch
+def tier_episodes(self: Curriculum) -> list[dict]:
+    "The current tier's own episodes since it was reached (replay left out)."
+    return [e for e in self._history[self._tier_start:] if e['task_tier'] == self.tier]
+
+# %% ../nbs/08_curriculum.ipynb #1a2bcd5c
+@patch
+def window_episodes(self: Curriculum) -> list[dict]:
+    "The last `window` of `tier_episodes()`: what the gate reads."
+    return self.tier_episodes()[-self.config['window']:]
+
+# %% ../nbs/08_curriculum.ipynb #36dcc8cd
+@patch
+def _gate_checks(self: Curriculum, w: dict) -> dict:
+    "Each check of the gate on window stats `w`, as (value, threshold, passed)."
+    c = self.config
     checks = {'episodes': (w['episodes'], c['min_episodes'], w['episodes'] >= c['min_episodes']),
               'compile_rate': (w['compile_rate'], c['compile_gate'], (w['compile_rate'] or 0) > c['compile_gate'])}
     if c['gpu']:
         checks['pass_rate'] = (w['pass_rate'], c['pass_gate'], w['measured'] >= c['min_episodes'] and (w['pass_rate'] or 0) > c['pass_gate'])
         if c['speedup_floor'] is not None:
             checks['mean_speedup'] = (w['mean_speedup'], c['speedup_floor'], (w['mean_speedup'] or 0) >= c['speedup_floor'])
-    last = self._tier_index == len(self.tiers) - 1
-    ready = all(ok for _, _, ok in checks.values())
+    return checks
+
+# %% ../nbs/08_curriculum.ipynb #b099539c
+def _fmt(v): return '—' if v is None else f'{v:.2f}'
+
+@patch
+def _gate_words(self: Curriculum, w: dict, checks: dict) -> list[str]:
+    c = self.config
     words = [f"{w['episodes']}/{c['min_episodes']} episodes",
              f"compile {_fmt(w['compile_rate'])} {'>' if checks['compile_rate'][2] else '≤'} {c['compile_gate']:.2f}"]
-    if c['gpu']:
-        pr = checks['pass_rate']
-        words.append(f"pass {_fmt(pr[0])} {'>' if pr[2] else '≤'} {c['pass_gate']:.2f}" +
-                     (f" ({w['measured']} measured)" if w['measured'] < w['episodes'] else ''))
-        if 'mean_speedup' in checks:
-            ms = checks['mean_speedup']
-            words.append(f"speedup {_fmt(ms[0])}× {'≥' if ms[2] else '<'} {c['speedup_floor']:.2f}×")
-    else: words.append('gpu=False: pass rate not measured, gate on compile rate only')
+    if not c['gpu']: return words + ['gpu=False: pass rate not measured, gate on compile rate only']
+    pr = checks['pass_rate']
+    words.append(f"pass {_fmt(pr[0])} {'>' if pr[2] else '≤'} {c['pass_gate']:.2f}" +
+                 (f" ({w['measured']} measured)" if w['measured'] < w['episodes'] else ''))
+    if 'mean_speedup' in checks:
+        ms = checks['mean_speedup']
+        words.append(f"speedup {_fmt(ms[0])}× {'≥' if ms[2] else '<'} {c['speedup_floor']:.2f}×")
+    return words
+
+# %% ../nbs/08_curriculum.ipynb #b04e9557
+@patch
+def status(self: Curriculum) -> dict:
+    "Where the current tier's window stands against the gate, with a one-line reason."
+    w = window_stats(self.window_episodes())
+    checks = self._gate_checks(w)
+    last = self._tier_index == len(self.tiers) - 1
+    ready = all(ok for _, _, ok in checks.values())
     verdict = 'final tier' if last else f'ready for tier {self.tiers[self._tier_index + 1]}' if ready else 'stay'
     return dict(tier=self.tier, **w, checks=checks, ready=ready and not last,
-                reason=f"tier {self.tier}: {verdict}: " + ', '.join(words))
+                reason=f"tier {self.tier}: {verdict}: " + ', '.join(self._gate_words(w, checks)))
 
 # %% ../nbs/08_curriculum.ipynb #93a68283
 @patch
@@ -170,6 +192,7 @@ def record(self: Curriculum, task, compiled: bool, correct: bool | None = None, 
                               speedup=None if speedup is None else float(speedup)))
     return self._update()
 
+# %% ../nbs/08_curriculum.ipynb #e6d81036
 @patch
 def _move(self: Curriculum, kind: str, to_index: int, reason: str) -> dict:
     event = dict(episode=len(self._history) - 1, kind=kind, from_tier=self.tier, to_tier=self.tiers[to_index], reason=reason)
@@ -177,6 +200,7 @@ def _move(self: Curriculum, kind: str, to_index: int, reason: str) -> dict:
     self.events.append(event)
     return event
 
+# %% ../nbs/08_curriculum.ipynb #fa85a518
 @patch
 def _update(self: Curriculum) -> dict | None:
     st, c = self.status(), self.config
@@ -190,6 +214,7 @@ def _update(self: Curriculum) -> dict | None:
         if why: return self._move('demote', self._tier_index - 1, f"tier {self.tier}: back to tier {self.tiers[self._tier_index - 1]}: " + ', '.join(why))
     return None
 
+# %% ../nbs/08_curriculum.ipynb #ed0eadb5
 @patch
 def record_reward(self: Curriculum, task, reward) -> dict | None:
     "`record` from a `cudarl_wb.reward.Reward`: compiled from its verdict, correct unless flagged, speedup over eager."
@@ -199,6 +224,7 @@ def record_reward(self: Curriculum, task, reward) -> dict | None:
     return self.record(task, v.compiled and not reward.flagged, correct,
                        reward.extra.get('speedup_eager') if correct and reward.extra.get('speedup_eager') else None)
 
+# %% ../nbs/08_curriculum.ipynb #47c6c753
 @patch
 def set_tier(self: Curriculum, tier: int, reason: str = 'set by hand') -> dict:
     "Move to `tier` now (e.g. to start a fine-tuning run at a later tier)."
@@ -214,6 +240,7 @@ def _deal(self: Curriculum, key: str, names: list[str]) -> str:
     self._queues[key] = deck[1:]
     return deck[0]
 
+# %% ../nbs/08_curriculum.ipynb #9029a817
 @patch
 def sample(self: Curriculum, n: int = 1) -> list[str]:
     "`n` task names: from the current tier, or with probability `replay` from an earlier one."
@@ -235,6 +262,7 @@ def state_dict(self: Curriculum) -> dict:
                 history=[dict(e) for e in self._history], events=[dict(e) for e in self.events],
                 rng=[version, list(internal), gauss], queues={k: list(v) for k, v in self._queues.items()})
 
+# %% ../nbs/08_curriculum.ipynb #9572a32e
 @patch
 def load_state_dict(self: Curriculum, state: dict):
     "Restore a `state_dict` (or its JSON text); returns self."
@@ -252,6 +280,7 @@ def load_state_dict(self: Curriculum, state: dict):
     self._queues = {k: list(q) for k, q in state.get('queues', {}).items()}
     return self
 
+# %% ../nbs/08_curriculum.ipynb #895c65dc
 @patch(cls_method=True)
 def from_state_dict(cls: Curriculum, state: dict) -> Curriculum:
     "A curriculum rebuilt from a `state_dict`."
@@ -269,37 +298,53 @@ def history_frame(self: Curriculum):
     df['replay'] = df['task_tier'] != df['tier']
     return df
 
-@patch
-def plot(self: Curriculum, ax=None):
-    "Rolling compile/pass rates with the gates, the tier, and the rolling speedup; returns the figure."
-    import matplotlib.pyplot as plt, numpy as np
-    df, c = self.history_frame(), self.config
-    fig, (a1, a2) = plt.subplots(2, 1, sharex=True, figsize=(8, 5), gridspec_kw=dict(height_ratios=[2, 1]))
-    own = df[~df['replay']].copy()
-    # the gate's view: a window restarts whenever the tier changes
-    own['stint'] = (df['tier'] != df['tier'].shift()).cumsum()[own.index]
+# %% ../nbs/08_curriculum.ipynb #c8333a21
+def _plot_rates(own, c: dict, a1, a2):
+    "Rolling compile/pass rates (top) and geometric-mean speedup (bottom), one line per stint."
+    import numpy as np
     roll = lambda col: own.groupby('stint')[col].transform(lambda s: s.astype(float).rolling(c['window'], min_periods=1).mean())
-    if len(own):
-        own['log_speedup'] = np.log(own['speedup'].where(own['correct'].fillna(False).astype(bool)).astype(float))
-        own['pass'] = own['correct'].astype(float)
-        for _, seg in own.assign(cr=roll('compiled'), pr=roll('pass'), ls=roll('log_speedup')).groupby('stint'):
-            first = seg['stint'].iloc[0] == own['stint'].iloc[0]
-            a1.plot(seg['episode'], seg['cr'], color='#3182bd', label='compile rate' if first else None)
-            if c['gpu'] and seg['pass'].notna().any(): a1.plot(seg['episode'], seg['pr'], color='#31a354', label='pass rate' if first else None)
-            a2.plot(seg['episode'], np.exp(seg['ls']), color='#e6550d', label='speedup (geo. mean, correct)' if first else None)
+    own['log_speedup'] = np.log(own['speedup'].where(own['correct'].fillna(False).astype(bool)).astype(float))
+    own['pass'] = own['correct'].astype(float)
+    for _, seg in own.assign(cr=roll('compiled'), pr=roll('pass'), ls=roll('log_speedup')).groupby('stint'):
+        first = seg['stint'].iloc[0] == own['stint'].iloc[0]
+        a1.plot(seg['episode'], seg['cr'], color='#3182bd', label='compile rate' if first else None)
+        if c['gpu'] and seg['pass'].notna().any(): a1.plot(seg['episode'], seg['pr'], color='#31a354', label='pass rate' if first else None)
+        a2.plot(seg['episode'], np.exp(seg['ls']), color='#e6550d', label='speedup (geo. mean, correct)' if first else None)
+
+# %% ../nbs/08_curriculum.ipynb #fa63a4ea
+@patch
+def _plot_marks(self: Curriculum, a1, a2):
+    c = self.config
     a1.axhline(c['compile_gate'], color='#3182bd', ls=':', lw=1)
     if c['gpu']: a1.axhline(c['pass_gate'], color='#31a354', ls=':', lw=1)
     if c['speedup_floor']: a2.axhline(c['speedup_floor'], color='#e6550d', ls=':', lw=1)
     a2.axhline(1.0, color='grey', lw=0.6)
     for e in self.events:
         for a in (a1, a2): a.axvline(e['episode'], color='#756bb1' if e['kind'] == 'promote' else '#de2d26', lw=0.8, ls='--')
+
+# %% ../nbs/08_curriculum.ipynb #d7d6c764
+def _speedup_axis(a2):
+    from matplotlib.ticker import FuncFormatter, LogLocator
+    a2.set_yscale('log'); a2.yaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
+    a2.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f'{v:g}×')); a2.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ''))
+    a2.set_ylabel('speedup'); a2.set_xlabel('episode'); a2.legend(fontsize=8, loc='upper left')
+
+# %% ../nbs/08_curriculum.ipynb #15d29dab
+@patch
+def plot(self: Curriculum, ax=None):
+    "Rolling compile/pass rates with the gates, the tier, and the rolling speedup; returns the figure."
+    import matplotlib.pyplot as plt
+    df, c = self.history_frame(), self.config
+    fig, (a1, a2) = plt.subplots(2, 1, sharex=True, figsize=(8, 5), gridspec_kw=dict(height_ratios=[2, 1]))
+    own = df[~df['replay']].copy()
+    own['stint'] = (df['tier'] != df['tier'].shift()).cumsum()[own.index]
+    if len(own): _plot_rates(own, c, a1, a2)
+    self._plot_marks(a1, a2)
     t = a1.twinx()
     if len(df): t.step(df['episode'], df['tier'], where='post', color='black', alpha=0.4, label='tier')
     t.set_ylabel('tier'); t.set_yticks(self.tiers)
     a1.set_ylim(0, 1.05); a1.set_ylabel('rate (own tier)'); a1.legend(fontsize=8, loc='lower right')
-    from matplotlib.ticker import FuncFormatter, LogLocator
-    a2.set_yscale('log'); a2.yaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5))); a2.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f'{v:g}×')); a2.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ''))
-    a2.set_ylabel('speedup'); a2.set_xlabel('episode'); a2.legend(fontsize=8, loc='upper left')
+    _speedup_axis(a2)
     a1.set_title(self.status()['reason'], fontsize=8)
     fig.tight_layout()
     return fig
@@ -310,6 +355,7 @@ def curriculum_args(p: argparse.ArgumentParser):
     p.add_argument('--plot', help='save the progress plot to this image file')
     p.add_argument('--json', action='store_true', help='print the status as JSON')
 
+# %% ../nbs/08_curriculum.ipynb #5c5a4354
 def curriculum_command(args) -> int:
     try:
         state = json.loads(Path(args.state).read_text())

@@ -6,13 +6,13 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/data.html.md"""
 
 # %% ../nbs/03_data.ipynb #bd12a02a
 from __future__ import annotations
-import ast, hashlib, inspect, json, math, multiprocessing as mp, os, random, re, textwrap, time, traceback
+import ast, hashlib, inspect, json, math, os, pickle, random, re, select, subprocess, sys, textwrap, time, traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 import torch
+from fastcore.basics import patch
 from .core import *
 from .tasks import *
-import cudarl_wb.tasks as _tasks_module
 
 # %% auto #0
 __all__ = ['C_TYPES', 'SAKANA_HUB', 'SAKANA_COLUMNS', 'SHIM_HEADER', 'SFT_COLUMNS', 'HINTS', 'Skipped', 'c_identifier',
@@ -20,7 +20,7 @@ __all__ = ['C_TYPES', 'SAKANA_HUB', 'SAKANA_COLUMNS', 'SHIM_HEADER', 'SFT_COLUMN
            'ProblemWorker', 'find_problems', 'load_kernelbench', 'sakana_schema', 'sakana_split', 'load_sakana',
            'size_templates', 'sakana_to_launcher', 'sft_features', 'hint_for', 'feedback_template', 'vary_description',
            'vary_kernel', 'is_heldout', 'sft_pairs', 'sakana_tasks', 'sakana_examples', 'write_manifest',
-           'load_manifest', 'data_args', 'data_command']
+           'load_manifest', 'ConvertOptions', 'ArchiveOptions', 'SftOptions', 'data_args', 'data_command']
 
 # %% ../nbs/03_data.ipynb #1d28e880
 @dataclass
@@ -30,14 +30,16 @@ class Skipped(Record):
     reason: str          # short and stable: 'no-model', 'forward-raises', 'too-large', 'timeout', ...
     detail: str = ''
 
+# %% ../nbs/03_data.ipynb #aa40d305
 class _Skip(Exception):
     def __init__(self, reason: str, detail: str = ''):
         super().__init__(f'{reason}: {detail}'); self.reason, self.detail = reason, detail
 
-# dtypes the launcher contract can carry, with their C spelling (`tasks.parse_signature` reads these back)
+# %% ../nbs/03_data.ipynb #8097e5ec
 C_TYPES = {'float32': 'float', 'float64': 'double', 'float16': 'half', 'bfloat16': '__nv_bfloat16',
            'int32': 'int', 'int64': 'int64_t', 'uint8': 'uint8_t', 'bool': 'bool'}
 
+# %% ../nbs/03_data.ipynb #c4082c27
 _RESERVED = set('''alignas alignof and asm auto bool break case catch char class const constexpr continue
 decltype default delete do double else enum explicit export extern false float for friend goto if inline int
 long mutable namespace new noexcept not nullptr operator or private protected public register return short
@@ -62,6 +64,7 @@ def _exec_problem(source: str, path: str = '<problem>') -> dict:
     exec(compile(source, str(path), 'exec'), ns)
     return ns
 
+# %% ../nbs/03_data.ipynb #91439f00
 class KernelBenchReference:
     "A KernelBench `Model` as a pure function: forward tensors, then parameters and floating buffers."
     def __init__(self, source: str, init_inputs: list, arg_slots: list, state_names: list[str], path: str = '<problem>', seed: int = 0):
@@ -70,31 +73,35 @@ class KernelBenchReference:
         self.state_names, self.path, self.seed = list(state_names), str(path), seed
         self._models = {}
 
-    def build(self, device='cpu'):
-        "The module, built once per device with a fixed seed."
-        key = str(device)
-        if key not in self._models:
-            ns = _exec_problem(self.source, self.path)
-            with torch.random.fork_rng(devices=[]):
-                torch.manual_seed(self.seed)
-                self._models[key] = ns['Model'](*self.init_inputs).to(device)
-        return self._models[key]
-
-    def __call__(self, *tensors):
-        n_args = sum(kind == 'tensor' for kind, _ in self.arg_slots)
-        if len(tensors) != n_args + len(self.state_names):
-            raise TypeError(f'expected {n_args} forward tensors and {len(self.state_names)} parameters, got {len(tensors)} tensors')
-        it = iter(tensors[:n_args])
-        args = [next(it) if kind == 'tensor' else value for kind, value in self.arg_slots]
-        # clones: a module in training mode (BatchNorm) updates its buffers, and the caller's tensors must not change
-        state = {n: t.clone() for n, t in zip(self.state_names, tensors[n_args:])}
-        model = self.build(tensors[0].device if tensors else 'cpu')
-        with torch.no_grad():
-            return torch.func.functional_call(model, state, tuple(args))
-
     def __getstate__(self): return {k: v for k, v in self.__dict__.items() if k != '_models'}
     def __setstate__(self, d): self.__dict__.update(d); self._models = {}
     def __repr__(self): return f'KernelBenchReference({Path(self.path).name!r}, {len(self.state_names)} parameters)'
+
+# %% ../nbs/03_data.ipynb #ab61ee8b
+@patch
+def build(self: KernelBenchReference, device='cpu'):
+    "The module, built once per device with a fixed seed."
+    key = str(device)
+    if key not in self._models:
+        ns = _exec_problem(self.source, self.path)
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(self.seed)
+            self._models[key] = ns['Model'](*self.init_inputs).to(device)
+    return self._models[key]
+
+# %% ../nbs/03_data.ipynb #96e0682a
+@patch
+def __call__(self: KernelBenchReference, *tensors):
+    n_args = sum(kind == 'tensor' for kind, _ in self.arg_slots)
+    if len(tensors) != n_args + len(self.state_names):
+        raise TypeError(f'expected {n_args} forward tensors and {len(self.state_names)} parameters, got {len(tensors)} tensors')
+    it = iter(tensors[:n_args])
+    args = [next(it) if kind == 'tensor' else value for kind, value in self.arg_slots]
+    # clones: a module in training mode (BatchNorm) updates its buffers, and the caller's tensors must not change
+    state = {n: t.clone() for n, t in zip(self.state_names, tensors[n_args:])}
+    model = self.build(tensors[0].device if tensors else 'cpu')
+    with torch.no_grad():
+        return torch.func.functional_call(model, state, tuple(args))
 
 # %% ../nbs/03_data.ipynb #5adc4c38
 class SpecTemplate:
@@ -104,11 +111,13 @@ class SpecTemplate:
         return [TensorSpec(tuple(int(sizes[n]) for n in dims), dt, dom) for dims, dt, dom in self.templates]
     def __repr__(self): return f'SpecTemplate({self.templates})'
 
+# %% ../nbs/03_data.ipynb #3f8e7f29
 class SizeProduct:
     "Sizes → the product of the named sizes (a reduction length)."
     def __init__(self, names: list[str]): self.names = list(names)
     def __call__(self, sizes: dict) -> int: return math.prod(int(sizes[n]) for n in self.names)
 
+# %% ../nbs/03_data.ipynb #de743f73
 class FlopsTable:
     "Sizes → FLOPs measured for that shape (0 where unknown)."
     def __init__(self, table: dict): self.table = dict(table)
@@ -128,19 +137,21 @@ def _trace_inputs(ns: dict, batch_size: int | None = None) -> list:
         Distribution.set_default_validate_args(old_v)
         if batch_size is not None: ns['batch_size'] = old_b
 
+# %% ../nbs/03_data.ipynb #1d4fc85c
 def _flat_outputs(out) -> list[torch.Tensor]:
     if isinstance(out, torch.Tensor): return [out]
     if isinstance(out, (tuple, list)) and out and all(isinstance(o, torch.Tensor) for o in out): return list(out)
     raise _Skip('non-tensor-output', f'forward returned {type(out).__name__}')
 
+def _dtype_name(t: torch.Tensor) -> str: return str(t.dtype).replace('torch.', '')
+
+# %% ../nbs/03_data.ipynb #a677799d
 def _meta_forward(model, args: list):
     "Output tensors (meta) and the FLOPs of matmuls/convolutions, for one set of meta inputs."
     from torch.utils.flop_counter import FlopCounterMode
     with torch.no_grad(), FlopCounterMode(display=False) as fc:
         outs = _flat_outputs(model(*args))
     return outs, fc.get_total_flops()
-
-def _dtype_name(t: torch.Tensor) -> str: return str(t.dtype).replace('torch.', '')
 
 # %% ../nbs/03_data.ipynb #42418601
 def _scaled_values(b: int) -> list[int]:
@@ -151,6 +162,9 @@ def _scaled_values(b: int) -> list[int]:
         if 1 <= v < b and v not in out: out.append(v)
     return out
 
+# %% ../nbs/03_data.ipynb #f461bc6b
+_STRATEGIES = ('batch_size', 'every', 'leading', 'first', 'last')
+
 def _propose(strategy: str, ns: dict, given: list, v: int):
     "Input shapes (tuples, None for non-tensors) for the size `v` under `strategy`, or None."
     shapes = [tuple(t.shape) if isinstance(t, torch.Tensor) else None for t in given]
@@ -160,6 +174,10 @@ def _propose(strategy: str, ns: dict, given: list, v: int):
         if not isinstance(ns.get('batch_size'), int) or isinstance(ns.get('batch_size'), bool): return None
         new = [tuple(t.shape) if isinstance(t, torch.Tensor) else None for t in _trace_inputs(ns, v)]
         return new if new != shapes else None
+    if strategy == 'every':
+        lead = tensors[0][0]
+        if sum(d == lead for t in tensors for d in t) < 2: return None
+        return [tuple(v if d == lead else d for d in s) if s is not None else None for s in shapes]
     if strategy in ('leading', 'first'):
         lead = tensors[0][0]
         out, done = [], False
@@ -173,8 +191,7 @@ def _propose(strategy: str, ns: dict, given: list, v: int):
         return [s[:-1] + (v,) if s is not None and len(s) > 0 and s[-1] == last else s for s in shapes]
     raise ValueError(strategy)
 
-_STRATEGIES = ('batch_size', 'leading', 'first', 'last')
-
+# %% ../nbs/03_data.ipynb #95d41de0
 def _leading_size(strategy, ns, given) -> int:
     t = next(t for t in given if isinstance(t, torch.Tensor) and t.dim() > 0)
     if strategy == 'batch_size': return ns['batch_size']
@@ -188,6 +205,7 @@ def _draw_all(templates, sizes, seed: int) -> list[torch.Tensor]:
     g = torch.Generator().manual_seed(seed)
     return [draw(s, g) for s in SpecTemplate(templates)(sizes)]
 
+# %% ../nbs/03_data.ipynb #8d3bf836
 def _infer_domains(ref, templates, sizes) -> list:
     "Templates with the domains the reference needs to give finite outputs, or raise `_Skip`."
     def ok(tpl):
@@ -203,15 +221,28 @@ def _infer_domains(ref, templates, sizes) -> list:
         if ok(trial): pos = trial
     return pos
 
-def _pointwise(ref, templates, sizes) -> bool:
-    "True when changing one element of the first input changes at most one output element (an elementwise op)."
-    xs = _draw_all(templates, sizes, 4)
+# %% ../nbs/03_data.ipynb #dc5f966c
+def _moves_one(ref, xs: list, positions) -> bool:
+    "True when changing the first input at each of `positions` moves at most one output element."
     a = _flat_outputs(ref(*xs))
-    if len(a) != 1 or a[0].shape != xs[0].shape or xs[0].numel() < 2: return False
-    x2 = xs[0].clone(); x2.view(-1)[x2.numel() // 2] += 1.0
-    b = _flat_outputs(ref(x2, *xs[1:]))[0]
-    return int((torch.nan_to_num(a[0]) != torch.nan_to_num(b)).sum()) <= 1
+    if len(a) != 1 or a[0].shape != xs[0].shape: return False
+    for pos in positions:
+        x2 = xs[0].clone(); x2.view(-1)[pos] += 1.0
+        b = _flat_outputs(ref(x2, *xs[1:]))[0]
+        if int((torch.nan_to_num(a[0]) != torch.nan_to_num(b)).sum()) > 1: return False
+    return True
 
+def _pointwise(ref, templates, sizes) -> bool:
+    "True when changing any one element of the first input changes at most one output element (an elementwise op)."
+    xs = _draw_all(templates, sizes, 4)
+    n = xs[0].numel()
+    if n < 2 or not xs[0].is_floating_point(): return False
+    g = torch.Generator().manual_seed(5)
+    positions = sorted({0, n // 3, n // 2, n - 1, *torch.randint(0, n, (8,), generator=g).tolist()})
+    ones = [torch.ones_like(x) if x.is_floating_point() else x for x in xs]
+    return _moves_one(ref, xs, positions) and _moves_one(ref, ones, positions)
+
+# %% ../nbs/03_data.ipynb #94810cf1
 def _deterministic(ref, templates, sizes) -> bool:
     xs = _draw_all(templates, sizes, 2)
     torch.manual_seed(11); a = _flat_outputs(ref(*xs))
@@ -226,11 +257,13 @@ def _literal(v):
     except Exception: pass
     raise _Skip('unsupported-init', f'the value {v!r:.80} cannot be stored as a Python literal')
 
+# %% ../nbs/03_data.ipynb #2a1cf8eb
 def _forward_arg_names(model, n: int) -> list[str]:
     ps = list(inspect.signature(model.forward).parameters.values())
     names = [p.name for p in ps if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     return (names + [f'x{i}' for i in range(len(names), n)])[:n]
 
+# %% ../nbs/03_data.ipynb #9ed3b0bd
 def _value_hints(ns, n_given, elems_given, max_elements, smallest_batch) -> list | None:
     "Min/max of each input as the problem's own `get_inputs()` makes them, where that is affordable."
     try:
@@ -243,6 +276,7 @@ def _value_hints(ns, n_given, elems_given, max_elements, smallest_batch) -> list
     except Exception: return None
     return [(float(x.min()), float(x.max())) if isinstance(x, torch.Tensor) and x.numel() else None for x in xs][:n_given]
 
+# %% ../nbs/03_data.ipynb #b2e23518
 def _functional_call_args(source: str, model, arg_names: dict, state_names: dict) -> list | None:
     "For a module whose forward is `return fn(x, self.w, self.k)` (Sakana's functional form): each argument as ('in', C name) or ('const', value)."
     try: tree = ast.parse(source)
@@ -267,6 +301,7 @@ def _functional_call_args(source: str, model, arg_names: dict, state_names: dict
         else: return None
     return out
 
+# %% ../nbs/03_data.ipynb #7026ba42
 def _model_source(source: str) -> str:
     "The problem's definitions without `get_inputs`/`get_init_inputs` and module-level sizes: what a prompt shows."
     try: tree = ast.parse(source)
@@ -274,51 +309,85 @@ def _model_source(source: str) -> str:
     keep = [n for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef)) and n.name not in ('get_inputs', 'get_init_inputs')]
     return '\n\n'.join(ast.get_source_segment(source, n) or '' for n in keep).strip()
 
-# %% ../nbs/03_data.ipynb #8532111c
-def _convert(source: str, path: str, name: str, level: int | None, max_elements: int) -> dict:
+# %% ../nbs/03_data.ipynb #ac8c84ce
+def _hub_skip(source: str, e: Exception):
+    "A `_Skip` for a problem that needs a Hugging Face model configuration it cannot load, else None."
+    if 'from_pretrained' not in source: return None
+    if not (isinstance(e, (OSError, ValueError)) or type(e).__module__.startswith(('huggingface_hub', 'transformers', 'requests'))): return None
+    names = re.findall(r"""from_pretrained\(\s*['"]([^'"]+)['"]""", source) or re.findall(r"""model_name\s*=\s*['"]([^'"]+)['"]""", source)
+    what = f" ({', '.join(dict.fromkeys(names))})" if names else ''
+    return _Skip('no-model-config', f'needs a Hugging Face model configuration{what} that is not in the local cache '
+                 f'({type(e).__name__}); put it there (e.g. `huggingface-cli download NAME config.json`) and convert again')
+
+# %% ../nbs/03_data.ipynb #06a55d37
+def _load_problem(source: str, path: str):
+    "The problem's namespace and its `Model` class, or raise `_Skip`."
     try: ns = _exec_problem(source, path)
     except SyntaxError as e: raise _Skip('syntax-error', f'line {e.lineno}: {e.msg}')
-    except Exception as e: raise _Skip('import-error', f'{type(e).__name__}: {e}'[:500])
+    except Exception as e: raise _hub_skip(source, e) or _Skip('import-error', f'{type(e).__name__}: {e}'[:500])
     Model = ns.get('Model')
     if not (isinstance(Model, type) and issubclass(Model, torch.nn.Module)):
         raise _Skip('no-model', 'the file defines no `class Model(nn.Module)`')
     for fn in ('get_inputs', 'get_init_inputs'):
         if not callable(ns.get(fn)): raise _Skip('no-get-inputs', f'the file defines no `{fn}()`')
-    try: init = [_literal(v) for v in ns['get_init_inputs']()]
+    return ns, Model
+
+# %% ../nbs/03_data.ipynb #00210717
+def _init_inputs(ns: dict, source: str = '') -> list:
+    try: return [_literal(v) for v in ns['get_init_inputs']()]
     except _Skip: raise
-    except Exception as e: raise _Skip('init-inputs-raise', f'{type(e).__name__}: {e}'[:500])
+    except Exception as e: raise _hub_skip(source, e) or _Skip('init-inputs-raise', f'{type(e).__name__}: {e}'[:500])
+
+# %% ../nbs/03_data.ipynb #b9b48f4b
+def _meta_problem(ns: dict, Model, init: list, source: str = ''):
+    "The module built on `meta` and the given inputs traced there."
     try:
         with torch.device('meta'): meta_model = Model(*init)
-    except Exception as e: raise _Skip('init-raises', f'Model(*get_init_inputs()) failed: {type(e).__name__}: {e}'[:500])
+    except Exception as e:
+        raise _hub_skip(source, e) or _Skip('init-raises', f'Model(*get_init_inputs()) failed: {type(e).__name__}: {e}'[:500])
     try: given = _trace_inputs(ns)
     except Exception as e: raise _Skip('inputs-raise', f'get_inputs() failed on the meta device: {type(e).__name__}: {e}'[:500])
+    return meta_model, given
 
-    slots, tensors = [], [t for t in given if isinstance(t, torch.Tensor)]
+# %% ../nbs/03_data.ipynb #8cfbc458
+def _arg_slots(given: list) -> list:
+    "One slot per forward argument: ('tensor', None) or ('const', value)."
+    slots = []
     for v in given:
         if isinstance(v, torch.Tensor):
             if _dtype_name(v) not in C_TYPES: raise _Skip('unsupported-dtype', f'an input of dtype {v.dtype}')
             slots.append(('tensor', None))
         elif isinstance(v, (bool, int, float)): slots.append(('const', _literal(v)))
         else: raise _Skip('unsupported-input', f'get_inputs() returned a {type(v).__name__}')
-    if not tensors: raise _Skip('unsupported-input', 'get_inputs() returned no tensor')
+    if not any(isinstance(v, torch.Tensor) for v in given): raise _Skip('unsupported-input', 'get_inputs() returned no tensor')
+    return slots
+
+# %% ../nbs/03_data.ipynb #e90a7b71
+def _module_state(meta_model, max_elements: int) -> list:
+    "(name, meta tensor) of every parameter and floating buffer; raise `_Skip` when they are too large."
     state = [(n, p) for n, p in meta_model.named_parameters()] + [(n, b) for n, b in meta_model.named_buffers() if b.is_floating_point()]
     for n, p in state:
         if _dtype_name(p) not in C_TYPES: raise _Skip('unsupported-dtype', f'parameter {n} of dtype {p.dtype}')
     state_elems = sum(p.numel() for _, p in state)
     if state_elems > max_elements:
         raise _Skip('too-large', f'the parameters alone have {state_elems:,} elements (cap {max_elements:,})')
+    return state
 
-    def variant(args, how):
-        outs, flops = _meta_forward(meta_model, args)
-        for o in outs:
-            if _dtype_name(o) not in C_TYPES: raise _Skip('unsupported-dtype', f'an output of dtype {o.dtype}')
-        ins = [tuple(a.shape) for a in args if isinstance(a, torch.Tensor)]
-        return dict(inputs=ins, outputs=[tuple(o.shape) for o in outs], out_dtypes=[_dtype_name(o) for o in outs], flops=flops, how=how,
-                    elements=sum(map(math.prod, ins)) + state_elems + sum(math.prod(o.shape) for o in outs))
-    try: variants = [variant(given, 'as given')]
+# %% ../nbs/03_data.ipynb #5cf25d85
+def _variant(meta_model, args: list, how: str, state_elems: int) -> dict:
+    outs, flops = _meta_forward(meta_model, args)
+    for o in outs:
+        if _dtype_name(o) not in C_TYPES: raise _Skip('unsupported-dtype', f'an output of dtype {o.dtype}')
+    ins = [tuple(a.shape) for a in args if isinstance(a, torch.Tensor)]
+    return dict(inputs=ins, outputs=[tuple(o.shape) for o in outs], out_dtypes=[_dtype_name(o) for o in outs], flops=flops, how=how,
+                elements=sum(map(math.prod, ins)) + state_elems + sum(math.prod(o.shape) for o in outs))
+
+# %% ../nbs/03_data.ipynb #ee430285
+def _shape_variants(ns: dict, given: list, meta_model, state_elems: int, max_elements: int):
+    "The given variant first, then scaled ones the forward pass accepts; and notes on those it refused."
+    try: variants = [_variant(meta_model, given, 'as given', state_elems)]
     except _Skip: raise
     except Exception as e: raise _Skip('forward-raises', f'{type(e).__name__}: {e}'[:500])
-
     notes = []
     def enough(): return len(variants) >= 3 and any(v['elements'] <= max_elements for v in variants)
     for strategy in _STRATEGIES:
@@ -332,22 +401,20 @@ def _convert(source: str, path: str, name: str, level: int | None, max_elements:
             if shapes is None: break
             if [s for s in shapes if s is not None] in [w['inputs'] for w in variants]: continue
             args = [torch.empty(s, dtype=t.dtype, device='meta') if isinstance(t, torch.Tensor) else t for s, t in zip(shapes, given)]
-            try: variants.append(variant(args, f'{strategy} {b}→{v}'))
+            try: variants.append(_variant(meta_model, args, f'{strategy} {b}→{v}', state_elems))
             except _Skip: raise
             except Exception as e: notes.append(f'{strategy} {b}→{v}: the forward pass refuses it ({type(e).__name__})')
+    return variants, notes
 
-    # real runs on the CPU, smallest first
-    fwd_names = _forward_arg_names(meta_model, len(given))
-    tensor_names = [n for n, (k, _) in zip(fwd_names, slots) if k == 'tensor']
-    dtypes = [_dtype_name(t) for t in tensors] + [_dtype_name(p) for _, p in state]
-    cpu = sorted([v for v in variants if v['elements'] <= max_elements], key=lambda v: v['elements'])
-    if not cpu: raise _Skip('too-large', f'the smallest shape has {min(v["elements"] for v in variants):,} elements (cap {max_elements:,})')
+# %% ../nbs/03_data.ipynb #edd048b0
+def _index_domains(ns: dict, given: list, variants: list, dtypes: list, n_state: int, state_elems: int, max_elements: int) -> list:
+    "A first domain for each input (forward tensors, then state)."
     smallest_b = None
     if isinstance(ns.get('batch_size'), int):
         bs = [int(v['how'].split('→')[1]) for v in variants if v['how'].startswith('batch_size')]
         smallest_b = min(bs) if bs else None
     hints = _value_hints(ns, len(given), variants[0]['elements'] - state_elems, max_elements, smallest_b)
-    hints = [h for h, t in zip(hints or [None] * len(given), given) if isinstance(t, torch.Tensor)] + [None] * len(state)
+    hints = [h for h, t in zip(hints or [None] * len(given), given) if isinstance(t, torch.Tensor)] + [None] * n_state
     domains = []
     for i, dt in enumerate(dtypes):
         if dt == 'bool': domains.append('index:2')
@@ -356,22 +423,27 @@ def _convert(source: str, path: str, name: str, level: int | None, max_elements:
             if h is None or h[0] < 0: raise _Skip('unsupported-dtype', f'integer input {i} whose range is unknown or negative')
             domains.append(f'index:{int(h[1]) + 1}')
         else: domains.append('real')
+    return domains
 
-    ref = KernelBenchReference(source, init, slots, [n for n, _ in state], path)
-    def specs(v): return [(s, dt, dom) for s, dt, dom in zip(v['inputs'] + [tuple(p.shape) for _, p in state], dtypes, domains)]
-    # domain inference and determinism on the smallest shape, with concrete shapes as 'sizes'
-    def concrete(v):
-        tpl = [(tuple(f'_{i}_{j}' for j in range(len(s))), dt, dom) for i, (s, dt, dom) in enumerate(specs(v))]
-        sizes = {f'_{i}_{j}': n for i, (s, _, _) in enumerate(specs(v)) for j, n in enumerate(s)}
-        return tpl, sizes
-    tpl, sizes = concrete(cpu[0])
+# %% ../nbs/03_data.ipynb #6342e033
+def _concrete(v: dict, state_shapes: list, dtypes: list, domains: list):
+    "Templates and sizes that draw exactly variant `v`'s shapes."
+    specs = list(zip(v['inputs'] + state_shapes, dtypes, domains))
+    tpl = [(tuple(f'_{i}_{j}' for j in range(len(s))), dt, dom) for i, (s, dt, dom) in enumerate(specs)]
+    sizes = {f'_{i}_{j}': n for i, (s, _, _) in enumerate(specs) for j, n in enumerate(s)}
+    return tpl, sizes
+
+# %% ../nbs/03_data.ipynb #0f61ea2e
+def _cpu_checks(ref, variants: list, cpu: list, state_shapes: list, dtypes: list, domains: list, notes: list):
+    "Inferred domains and whether the op is elementwise; marks `cpu_checked` variants, drops failing ones."
+    tpl, sizes = _concrete(cpu[0], state_shapes, dtypes, domains)
     tpl = _infer_domains(ref, tpl, sizes)
     domains = [dom for _, _, dom in tpl]
     if not _deterministic(ref, tpl, sizes):
         raise _Skip('nondeterministic', 'two runs on the same inputs differ (dropout in training mode, or random ops in forward)')
     pointwise = _pointwise(ref, tpl, sizes)
     for v in cpu:
-        tpl, sizes = concrete(v)
+        tpl, sizes = _concrete(v, state_shapes, dtypes, domains)
         try: outs = _flat_outputs(ref(*_draw_all(tpl, sizes, 3)))
         except Exception as e:
             if v is variants[0]: raise _Skip('forward-raises', f'on the CPU: {type(e).__name__}: {e}'[:500])
@@ -380,8 +452,10 @@ def _convert(source: str, path: str, name: str, level: int | None, max_elements:
             if v is variants[0]: raise _Skip('non-finite', 'the reference gives NaN or inf, or other shapes than on meta')
             notes.append(f'{v["how"]}: non-finite or unexpected output on the CPU, dropped'); variants.remove(v); continue
         v['cpu_checked'] = True
+    return domains, pointwise
 
-    # keep the given shape (timed, last) and two others, at least one of them checked on the CPU
+# %% ../nbs/03_data.ipynb #b069b0b3
+def _choose_shapes(variants: list, notes: list) -> list:
     given_v, others = variants[0], variants[1:]
     chosen = others[:2]
     if not given_v.get('cpu_checked') and not any(v.get('cpu_checked') for v in chosen):
@@ -391,59 +465,175 @@ def _convert(source: str, path: str, name: str, level: int | None, max_elements:
     final = sorted(chosen, key=lambda v: v['elements']) + [given_v]
     if len(final) < 3:
         raise _Skip('too-few-shapes', 'could not make 3 shapes by scaling the batch or the last dimension' + ('; ' + '; '.join(notes) if notes else ''))
+    return final
 
-    # size names: one per distinct dimension, equal-in-every-shape dimensions share one
-    names: dict = {}
-    def dim_names(per_variant_shapes):
-        return tuple(names.setdefault(tuple(s[j] for s in per_variant_shapes), f'd{len(names)}') for j in range(len(per_variant_shapes[0])))
-    n_in, n_out = len(final[0]['inputs']) + len(state), len(final[0]['outputs'])
-    in_dims = [dim_names([(v['inputs'] + [tuple(p.shape) for _, p in state])[i] for v in final]) for i in range(n_in)]
-    out_dims = [dim_names([v['outputs'][i] for v in final]) for i in range(n_out)]
-    shapes = [{n: vals[k] for vals, n in names.items()} for k in range(len(final))]
-    taken = set(names)
-    c_in = [c_identifier(n, taken) for n in tensor_names] + [c_identifier(n, taken) for n, _ in state]
-    c_out = [c_identifier('out' if n_out == 1 else f'out{i}', taken) for i in range(n_out)]
-    out_dtypes = given_v['out_dtypes']
-    in_tpl = [(d, dt, dom) for d, dt, dom in zip(in_dims, dtypes, domains)]
-    out_tpl = [(d, dt, 'real') for d, dt in zip(out_dims, out_dtypes)]
-    signature = ('extern "C" void launch(' + ', '.join(
+# %% ../nbs/03_data.ipynb #1070abbd
+def _probe_shapes(ns: dict, Model, init: list) -> list[list[tuple]]:
+    "For each integer size moved by 2: the shapes of the inputs, the state and the outputs (probes that fail are left out)."
+    probes = []
+    keys = [('global', k) for k, v in list(ns.items()) if type(v) is int and v >= 2 and not k.startswith('_')]
+    keys += [('init', i) for i, v in enumerate(init) if type(v) is int and v >= 2]
+    for kind, k in keys[:32]:
+        old = ns[k] if kind == 'global' else None
+        try:
+            if kind == 'global': ns[k] = old + 2; init2 = list(ns['get_init_inputs']())
+            else: init2 = list(init); init2[k] += 2
+            with torch.device('meta'): m = Model(*init2)
+            given = _trace_inputs(ns)
+            outs, _ = _meta_forward(m, given)
+            state = [p for _, p in m.named_parameters()] + [b for _, b in m.named_buffers() if b.is_floating_point()]
+            probes.append([tuple(t.shape) for t in given if isinstance(t, torch.Tensor)] + [tuple(p.shape) for p in state] + [tuple(o.shape) for o in outs])
+        except Exception: pass
+        finally:
+            if kind == 'global': ns[k] = old
+    return probes
+
+# %% ../nbs/03_data.ipynb #c801888c
+def _size_names(final: list, state_shapes: list, probes: list = ()):
+    "`sizes` (name → values per variant), the inputs' and outputs' dims as names, and the shape dicts."
+    keys: dict = {}
+    base = final[-1]['inputs'] + state_shapes + final[-1]['outputs']
+    probes = [p for p in probes if len(p) == len(base) and all(len(a) == len(b) for a, b in zip(p, base))]
+    def dim_names(i, per_variant_shapes):
+        return tuple(keys.setdefault((tuple(s[j] for s in per_variant_shapes), tuple(p[i][j] for p in probes)), f'd{len(keys)}')
+                     for j in range(len(per_variant_shapes[0])))
+    n_in, n_out = len(final[0]['inputs']) + len(state_shapes), len(final[0]['outputs'])
+    in_dims = [dim_names(i, [(v['inputs'] + state_shapes)[i] for v in final]) for i in range(n_in)]
+    out_dims = [dim_names(n_in + i, [v['outputs'][i] for v in final]) for i in range(n_out)]
+    sizes = {n: vals for (vals, _), n in keys.items()}
+    shapes = [{n: vals[k] for n, vals in sizes.items()} for k in range(len(final))]
+    return sizes, in_dims, out_dims, shapes
+
+# %% ../nbs/03_data.ipynb #4e0615ec
+def _signature(c_in: list, dtypes: list, c_out: list, out_dtypes: list, size_names) -> str:
+    "The launcher's declaration: `const` inputs, outputs, one `int64_t` per size name, the stream."
+    return ('extern "C" void launch(' + ', '.join(
         [f'const {C_TYPES[dt]}* {c}' for c, dt in zip(c_in, dtypes)] + [f'{C_TYPES[dt]}* {c}' for c, dt in zip(c_out, out_dtypes)] +
-        [f'int64_t {n}' for n in names.values()] + ['cudaStream_t stream']) + ')')
+        [f'int64_t {n}' for n in size_names] + ['cudaStream_t stream']) + ')')
 
-    # reduction length: the fan-in of the parameters where there are any, else what the inputs lose
+# %% ../nbs/03_data.ipynb #6946fe6d
+def _reduction(in_dims: list, out_dims: list, n_tensors: int, last_shape: dict) -> list:
     out_set = {n for d in out_dims for n in d}
     def lost(ds): return [n for n in ds if n not in out_set]
-    pool = in_dims[len(tensor_names):] if any(lost(d) for d in in_dims[len(tensor_names):]) else in_dims[:len(tensor_names)]
-    reduction = max((lost(d) for d in pool), key=lambda ns_: math.prod(shapes[-1][n] for n in ns_), default=[])
+    pool = in_dims[n_tensors:] if any(lost(d) for d in in_dims[n_tensors:]) else in_dims[:n_tensors]
+    return max((lost(d) for d in pool), key=lambda ns_: math.prod(last_shape[n] for n in ns_), default=[])
+
+# %% ../nbs/03_data.ipynb #f3d2f55a
+def _tier(level, flops: dict, pointwise: bool, has_state: bool) -> int:
+    if level is not None and level >= 2: return 3
+    if flops: return 2
+    return 0 if pointwise and not has_state else 1
+
+# %% ../nbs/03_data.ipynb #6027d8c5
+def _describe(Model, path, level, source, init, slots, c_in, in_dims, dtypes, domains, state_names, c_out, out_dims, out_dtypes, sizes) -> str:
+    def shape_txt(ds): return '(' + ', '.join(ds) + ')' if ds else 'a scalar (0-d)'
+    n_t = len(c_in) - len(state_names)
+    doc = re.split(r'\n\s*\n', inspect.getdoc(Model) or '')[0].replace('\n', ' ').strip()
+    lines = [f'{doc} ' if doc else '', f'(KernelBench level {level} problem `{Path(path).stem}`.) ' if level is not None else f'(KernelBench problem `{Path(path).stem}`.) ']
+    lines.append('Inputs: ' + '; '.join(f'{c} {shape_txt(d)} {dt}' + (f" = the module's `{sn}`" if i >= n_t else '')
+                                        + (', positive' if dom == 'positive' else '') + (f', integers in [0, {dom.split(":")[1]})' if dom.startswith('index') else '')
+                                        for i, (c, d, dt, dom, sn) in enumerate(zip(c_in, in_dims, dtypes, domains, [None] * n_t + list(state_names)))) + '. ')
+    lines.append('Output: ' + '; '.join(f'{c} {shape_txt(d)} {dt}' for c, d, dt in zip(c_out, out_dims, out_dtypes)) + '. ')
+    fixed = [f'{n} = {vals[0]}' for n, vals in sizes.items() if len(set(vals)) == 1]
+    consts = [v for k, v in slots if k == 'const']
+    lines.append('Sizes are passed as int64_t; ' + (f'fixed in every shape: {", ".join(fixed)}; ' if fixed else '') +
+                 f'the model is built as Model(*{init!r})' + (f' and forward also receives the constants {consts!r}' if consts else '') +
+                 '. Compute what forward returns, with the parameters given as inputs:\n\n```python\n' + _model_source(source) + '\n```')
+    return ''.join(lines)
+
+# %% ../nbs/03_data.ipynb #fdc580d8
+# the benchmarker's trial plan (distribution, scale); `benchmarker` comes after this module
+_TRIAL_PLAN = [('normal', 1.0), ('uniform', 100.0), ('heavy', 1.0), ('normal', 0.01), ('uniform', 1.0)]
+
+def _degenerate_reason(ref, templates, sizes) -> str | None:
+    "Why the reference's outputs carry no information on the benchmarker's draws (one value everywhere), or None."
+    values = set()
+    for k, (dist, scale) in enumerate(_TRIAL_PLAN):
+        g = torch.Generator().manual_seed(100 + k)
+        try: outs = _flat_outputs(ref(*[draw(s, g, scale=scale, dist=dist) for s in SpecTemplate(templates)(sizes)]))
+        except Exception: return None
+        for o in outs:
+            if o.numel() == 0: continue
+            o = o.double()
+            if not bool((o == o.view(-1)[0]).all()): return None
+            values.add(float(o.view(-1)[0]))
+        if len(values) > 1: return None
+    if not values: return None
+    v = values.pop()
+    if v == 0: return 'the reference output is all zeros under each of the benchmarker\'s five input distributions'
+    return f'the reference output is the constant {v:g} everywhere under each of the benchmarker\'s five input distributions'
+
+# %% ../nbs/03_data.ipynb #b91665b4
+def _scale_globals(ns: dict, factor: int) -> dict:
+    "Divide every module-level integer ≥ 16 of `ns` (alone or in a tuple of sizes) by `factor`; returns {name: [old, new]}."
+    def down(v): return max(1, v // factor) if type(v) is int and v >= 16 else v
+    scaled = {}
+    for k, v in list(ns.items()):
+        if k.startswith('_'): continue
+        if type(v) is int: new = down(v)
+        elif type(v) in (tuple, list) and v and all(type(x) is int for x in v): new = type(v)(down(x) for x in v)
+        else: continue
+        if new != v: ns[k] = new; scaled[k] = [v, new]
+    return scaled
+
+# %% ../nbs/03_data.ipynb #aef08539
+def _convert_at(source: str, path: str, name: str, level: int | None, max_elements: int, factor: int = 1) -> dict:
+    ns, Model = _load_problem(source, path)
+    scaled = _scale_globals(ns, factor) if factor > 1 else {}
+    if factor > 1 and not scaled: raise _Skip('too-large', 'no module-level size to scale down')
+    init = _init_inputs(ns, source)
+    meta_model, given = _meta_problem(ns, Model, init, source)
+    slots, state = _arg_slots(given), _module_state(meta_model, max_elements)
+    state_elems, state_shapes = sum(p.numel() for _, p in state), [tuple(p.shape) for _, p in state]
+    variants, notes = _shape_variants(ns, given, meta_model, state_elems, max_elements)
+    tensor_names = [n for n, (k, _) in zip(_forward_arg_names(meta_model, len(given)), slots) if k == 'tensor']
+    dtypes = [_dtype_name(t) for t in given if isinstance(t, torch.Tensor)] + [_dtype_name(p) for _, p in state]
+    cpu = sorted([v for v in variants if v['elements'] <= max_elements], key=lambda v: v['elements'])
+    if not cpu: raise _Skip('too-large', f'the smallest shape has {min(v["elements"] for v in variants):,} elements (cap {max_elements:,})')
+    domains = _index_domains(ns, given, variants, dtypes, len(state), state_elems, max_elements)
+    ref = KernelBenchReference(source, init, slots, [n for n, _ in state], path)
+    domains, pointwise = _cpu_checks(ref, variants, cpu, state_shapes, dtypes, domains, notes)
+    why = _degenerate_reason(ref, *_concrete(cpu[0], state_shapes, dtypes, domains))
+    if why: raise _Skip('degenerate', why)
+    if scaled: notes.insert(0, f'sizes divided by {factor} to fit the CPU: ' + ', '.join(f'{k} {a} → {b}' for k, (a, b) in scaled.items()))
+    final = _choose_shapes(variants, notes)
+    sizes, in_dims, out_dims, shapes = _size_names(final, state_shapes, _probe_shapes(ns, Model, init))
+    taken = set(sizes)
+    c_in = [c_identifier(n, taken) for n in tensor_names] + [c_identifier(n, taken) for n, _ in state]
+    c_out = [c_identifier('out' if len(out_dims) == 1 else f'out{i}', taken) for i in range(len(out_dims))]
+    out_dtypes = final[-1]['out_dtypes']
     label = lambda s: ','.join(f'{k}={v}' for k, v in s.items())
     flops = {label(s): float(v['flops']) for s, v in zip(shapes, final) if v['flops']}
-    if level is not None and level >= 2: tier = 3
-    elif flops: tier = 2
-    elif pointwise and not state: tier = 0
-    else: tier = 1
     low = any(dt in ('float16', 'bfloat16') for dt in out_dtypes)
-
-    def shape_txt(ds): return '(' + ', '.join(ds) + ')' if ds else 'a scalar (0-d)'
-    doc = inspect.getdoc(Model) or ''
-    doc = re.split(r'\n\s*\n', doc)[0].replace('\n', ' ').strip()
-    lines = [f'{doc} ' if doc else '', f'(KernelBench level {level} problem `{Path(path).stem}`.) ' if level is not None else f'(KernelBench problem `{Path(path).stem}`.) ']
-    lines.append('Inputs: ' + '; '.join(f'{c} {shape_txt(d)} {dt}' + (f" = the module's `{sn}`" if i >= len(tensor_names) else '')
-                                        + (', positive' if dom == 'positive' else '') + (f', integers in [0, {dom.split(":")[1]})' if dom.startswith('index') else '')
-                                        for i, (c, d, dt, dom, sn) in enumerate(zip(c_in, in_dims, dtypes, domains, [None] * len(tensor_names) + [n for n, _ in state]))) + '. ')
-    lines.append('Output: ' + '; '.join(f'{c} {shape_txt(d)} {dt}' for c, d, dt in zip(c_out, out_dims, out_dtypes)) + '. ')
-    fixed = [f'{n} = {vals[0]}' for vals, n in names.items() if len(set(vals)) == 1]
-    lines.append(f'Sizes are passed as int64_t; ' + (f'fixed in every shape: {", ".join(fixed)}; ' if fixed else '') +
-                 f'the model is built as Model(*{init!r})' + (f' and forward also receives the constants {[v for k, v in slots if k == "const"]!r}' if any(k == 'const' for k, _ in slots) else '') +
-                 '. Compute what forward returns, with the parameters given as inputs:\n\n```python\n' + _model_source(source) + '\n```')
     state_c = {n: c for (n, _), c in zip(state, c_in[len(tensor_names):])}
-    call_args = _functional_call_args(source, ref.build('cpu'), dict(zip(tensor_names, c_in)), state_c)
-    return dict(name=name, level=level, path=str(path), source=source, tier=tier, description=''.join(lines), signature=signature,
+    desc = _describe(Model, path, level, source, init, slots, c_in, in_dims, dtypes, domains, [n for n, _ in state], c_out, out_dims, out_dtypes, sizes)
+    if scaled: desc += '\n\nThe sizes are scaled down from the problem file: ' + ', '.join(f'{k} = {b} (not {a})' for k, (a, b) in scaled.items()) + '.'
+    return dict(name=name, level=level, path=str(path), source=source, tier=_tier(level, flops, pointwise, bool(state)),
+                description=desc, signature=_signature(c_in, dtypes, c_out, out_dtypes, sizes),
                 init_repr=repr(init), slots=[[k, v] for k, v in slots], state_names=[n for n, _ in state],
-                inputs=[[list(d), dt, dom] for d, dt, dom in in_tpl], outputs=[[list(d), dt, dom] for d, dt, dom in out_tpl],
-                shapes=shapes, flops=flops, reduction=list(reduction), atol=1e-2 if low else 1e-4, rtol=1e-2 if low else 1e-4,
+                inputs=[[list(d), dt, dom] for d, dt, dom in zip(in_dims, dtypes, domains)],
+                outputs=[[list(d), dt, 'real'] for d, dt in zip(out_dims, out_dtypes)],
+                shapes=shapes, flops=flops, reduction=list(_reduction(in_dims, out_dims, len(tensor_names), shapes[-1])),
+                atol=1e-2 if low else 1e-4, rtol=1e-2 if low else 1e-4,
                 cpu_checked=[label(s) for s, v in zip(shapes, final) if v.get('cpu_checked')], how=[v['how'] for v in final],
-                notes=notes, call_args=call_args)
+                notes=notes, call_args=_functional_call_args(source, ref.build('cpu'), dict(zip(tensor_names, c_in)), state_c),
+                scaled=scaled)
 
+# %% ../nbs/03_data.ipynb #f516a85a
+def _convert(source: str, path: str, name: str, level: int | None, max_elements: int) -> dict:
+    try: return _convert_at(source, path, name, level, max_elements)
+    except _Skip as s:
+        if s.reason != 'too-large': raise
+        first = s
+    for factor in (2, 4, 8, 16, 32, 64):
+        try: return _convert_at(source, path, name, level, max_elements, factor)
+        except _Skip as s:
+            if s.reason in ('degenerate', 'nondeterministic'): raise
+            if s.reason != 'too-large':
+                raise _Skip('too-large', f'{first.detail}; scaled down by {factor}: {s.reason}: {s.detail}'[:500])
+    raise _Skip('too-large', f'{first.detail}, and still after scaling its sizes down by 64')
+
+# %% ../nbs/03_data.ipynb #b89cfa75
 def convert_problem(source: str, path: str = '<problem>', name: str = 'problem', level: int | None = None,
                     max_elements: int = 1 << 24) -> dict:
     "A KernelBench problem's text → `{'ok': True, 'spec': ...}` or `{'ok': False, 'reason': ..., 'detail': ...}`."
@@ -452,6 +642,7 @@ def convert_problem(source: str, path: str = '<problem>', name: str = 'problem',
     except RecursionError as e: return {'ok': False, 'reason': 'error', 'detail': f'RecursionError: {e}'}
     except Exception as e: return {'ok': False, 'reason': 'error', 'detail': f'{type(e).__name__}: {e}'[:800]}
 
+# %% ../nbs/03_data.ipynb #74f27538
 def task_from_spec(spec: dict) -> Task:
     "The `Task` a conversion spec describes (pure: runs nothing)."
     tpl = lambda ts: SpecTemplate([(tuple(d), dt, dom) for d, dt, dom in ts])
@@ -465,55 +656,91 @@ def task_from_spec(spec: dict) -> Task:
                 atol=spec['atol'], rtol=spec['rtol'], family='kernelbench',
                 tags=('kernelbench',) + ((f'level{spec["level"]}',) if spec['level'] is not None else ()),
                 extra={'source_path': spec['path'], 'level': spec['level'], 'cpu_checked_shapes': spec['cpu_checked'],
-                       'shape_origin': spec['how'], 'notes': spec['notes'], 'call_args': spec['call_args'], 'spec': spec})
+                       'shape_origin': spec['how'], 'notes': spec['notes'], 'call_args': spec['call_args'],
+                       'scaled': spec.get('scaled', {}), 'spec': spec})
 
 # %% ../nbs/03_data.ipynb #da55eccd
-def _worker_main(conn):
+def _write_msg(fd: int, obj):
+    b = pickle.dumps(obj)
+    view = memoryview(len(b).to_bytes(8, 'little') + b)
+    while view: view = view[os.write(fd, view):]
+
+def _read_exact(fd: int, n: int, deadline: float | None) -> bytes:
+    "`n` bytes from `fd`; EOFError at the end of the stream, TimeoutError past `deadline` (`time.monotonic`)."
+    buf = bytearray()
+    while len(buf) < n:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]: raise TimeoutError
+        chunk = os.read(fd, n - len(buf))
+        if not chunk: raise EOFError
+        buf += chunk
+    return bytes(buf)
+
+def _read_msg(fd: int, timeout: float | None = None):
+    deadline = None if timeout is None else time.monotonic() + timeout
+    n = int.from_bytes(_read_exact(fd, 8, deadline), 'little')
+    return pickle.loads(_read_exact(fd, n, deadline))
+
+# %% ../nbs/03_data.ipynb #7fc3a4d7
+def _worker_main():
+    "The worker's loop: jobs on stdin, answers on a private copy of stdout."
+    out = os.dup(1); os.dup2(2, 1)             # a problem's prints must not corrupt the answers
     torch.set_num_threads(1)                  # the machine's cores are shared; conversions are small
-    conn.send('ready')
+    _write_msg(out, 'ready')
     while True:
-        try: job = conn.recv()
-        except (EOFError, OSError): return
+        try: job = _read_msg(0)
+        except EOFError: return
         if job is None: return
-        conn.send(convert_problem(*job))
+        _write_msg(out, convert_problem(*job))
 
+# %% ../nbs/03_data.ipynb #99194b37
 class ProblemWorker:
-    "A spawned process that runs `convert_problem`, restarted after a hang or a crash."
+    "A worker process that runs `convert_problem`, restarted after a hang or a crash."
     def __init__(self, timeout: float = 60.0, start_timeout: float = 300.0):
-        self.timeout, self.start_timeout, self._proc, self._conn = timeout, start_timeout, None, None
-
-    def _start(self):
-        from cudarl_wb.data import _worker_main as target   # by module name, so the spawned child can import it
-        ctx = mp.get_context('spawn')
-        self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(target=target, args=(child,), daemon=True, name='cudarl-kernelbench')
-        self._proc.start(); child.close()
-        if not self._conn.poll(self.start_timeout) or self._conn.recv() != 'ready':
-            self.close(); raise RuntimeError('the KernelBench conversion worker did not start')
-
-    def convert(self, *job) -> dict:
-        "`convert_problem(*job)` in the worker."
-        if self._proc is None or not self._proc.is_alive(): self._start()
-        self._conn.send(job)
-        if not self._conn.poll(self.timeout):
-            self.close()
-            return {'ok': False, 'reason': 'timeout', 'detail': f'no answer within {self.timeout:.0f} s; the worker was killed'}
-        try: return self._conn.recv()
-        except (EOFError, OSError):
-            self._proc.join(5); code = self._proc.exitcode; self.close()
-            return {'ok': False, 'reason': 'crashed', 'detail': f'the worker process died (exit code {code})'}
-
-    def close(self):
-        if self._proc is not None:
-            if self._proc.is_alive():
-                try: self._conn.send(None)
-                except Exception: pass
-                self._proc.join(2)
-                if self._proc.is_alive(): self._proc.kill(); self._proc.join(5)
-            self._conn.close()
-        self._proc = self._conn = None
+        self.timeout, self.start_timeout, self._proc = timeout, start_timeout, None
     def __enter__(self): return self
     def __exit__(self, *a): self.close()
+
+# %% ../nbs/03_data.ipynb #92c0d9d9
+@patch
+def _start(self: ProblemWorker):
+    env = {**os.environ, 'PYTHONPATH': os.pathsep.join(p for p in sys.path if p)}
+    env.setdefault('HF_HUB_OFFLINE', '1'); env.setdefault('TRANSFORMERS_OFFLINE', '1')
+    self._proc = subprocess.Popen([sys.executable, '-c', 'from cudarl_wb.data import _worker_main; _worker_main()'],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    try: ok = _read_msg(self._proc.stdout.fileno(), self.start_timeout) == 'ready'
+    except (EOFError, TimeoutError): ok = False
+    if not ok: self.close(); raise RuntimeError('the KernelBench conversion worker did not start')
+
+# %% ../nbs/03_data.ipynb #9caa975c
+@patch
+def convert(self: ProblemWorker, *job) -> dict:
+    "`convert_problem(*job)` in the worker."
+    if self._proc is None or self._proc.poll() is not None: self._start()
+    try:
+        _write_msg(self._proc.stdin.fileno(), job)
+        return _read_msg(self._proc.stdout.fileno(), self.timeout)
+    except TimeoutError:
+        self.close()
+        return {'ok': False, 'reason': 'timeout', 'detail': f'no answer within {self.timeout:.0f} s; the worker was killed'}
+    except (EOFError, OSError):
+        code = self._proc.wait(5); self.close()
+        return {'ok': False, 'reason': 'crashed', 'detail': f'the worker process died (exit code {code})'}
+
+# %% ../nbs/03_data.ipynb #baf9a65b
+@patch
+def close(self: ProblemWorker):
+    p, self._proc = self._proc, None
+    if p is None: return
+    if p.poll() is None:
+        try: _write_msg(p.stdin.fileno(), None)
+        except OSError: pass
+        try: p.wait(2)
+        except subprocess.TimeoutExpired: p.kill(); p.wait(5)
+    for f in (p.stdin, p.stdout):
+        try: f.close()
+        except OSError: pass
 
 # %% ../nbs/03_data.ipynb #240afa0b
 def _level_of(path: Path) -> int | None:
@@ -522,6 +749,7 @@ def _level_of(path: Path) -> int | None:
         if m: return int(m.group(1))
     return None
 
+# %% ../nbs/03_data.ipynb #3d37270c
 def find_problems(folder, level=None) -> list[tuple[Path, int | None]]:
     "Problem files under `folder` (or `folder` itself) with their level, filtered by `level` (an int or several)."
     folder = Path(folder)
@@ -531,6 +759,7 @@ def find_problems(folder, level=None) -> list[tuple[Path, int | None]]:
     out = [(p, _level_of(p)) for p in files]
     return [(p, l) for p, l in out if levels is None or l in levels]
 
+# %% ../nbs/03_data.ipynb #9f4322ef
 def _task_name(path: Path, level, taken: set) -> str:
     stem = re.sub(r'\W+', '_', path.stem).strip('_').lower()
     base = f'kb_l{level}_{stem}' if level is not None else f'kb_{stem}'
@@ -539,6 +768,21 @@ def _task_name(path: Path, level, taken: set) -> str:
     taken.add(name)
     return name
 
+# %% ../nbs/03_data.ipynb #5b991b76
+def _load_one(path: Path, lvl, taken: set, worker, max_elements: int):
+    "A `Task` or a `Skipped` for one problem file."
+    raw = path.read_bytes()
+    if len(raw) > 1_000_000: return Skipped(str(path), 'file-too-big', f'{len(raw):,} bytes')
+    try: source = raw.decode('utf-8')
+    except UnicodeDecodeError as e: return Skipped(str(path), 'not-utf8', str(e)[:200])
+    job = (source, str(path), _task_name(path, lvl, taken), lvl, max_elements)
+    r = worker.convert(*job) if worker else convert_problem(*job)
+    if not r['ok']: return Skipped(str(path), r['reason'], r.get('detail', ''))
+    try:
+        t = task_from_spec(r['spec']); t.check_contract(); return t
+    except Exception as e: return Skipped(str(path), 'contract', f'{type(e).__name__}: {e}'[:500])
+
+# %% ../nbs/03_data.ipynb #8eb6fca5
 def load_kernelbench(folder, level=None, max_elements: int = 1 << 24, timeout: float = 60.0, isolate: bool = True,
                      progress: bool = False) -> tuple[list[Task], list[Skipped]]:
     "KernelBench problem files → (tasks, skipped with reasons). `isolate` runs them in a worker process."
@@ -551,16 +795,8 @@ def load_kernelbench(folder, level=None, max_elements: int = 1 << 24, timeout: f
         it = tqdm(problems, desc='KernelBench', unit='problem')
     try:
         for path, lvl in it:
-            raw = path.read_bytes()
-            if len(raw) > 1_000_000: skipped.append(Skipped(str(path), 'file-too-big', f'{len(raw):,} bytes')); continue
-            try: source = raw.decode('utf-8')
-            except UnicodeDecodeError as e: skipped.append(Skipped(str(path), 'not-utf8', str(e)[:200])); continue
-            job = (source, str(path), _task_name(path, lvl, taken), lvl, max_elements)
-            r = worker.convert(*job) if worker else convert_problem(*job)
-            if not r['ok']: skipped.append(Skipped(str(path), r['reason'], r.get('detail', ''))); continue
-            try:
-                t = task_from_spec(r['spec']); t.check_contract(); tasks.append(t)
-            except Exception as e: skipped.append(Skipped(str(path), 'contract', f'{type(e).__name__}: {e}'[:500]))
+            r = _load_one(path, lvl, taken, worker, max_elements)
+            (skipped if isinstance(r, Skipped) else tasks).append(r)
     finally:
         if worker: worker.close()
     return tasks, skipped
@@ -572,6 +808,7 @@ SAKANA_COLUMNS = ('Op_Name', 'Level_ID', 'Task_ID', 'Kernel_Name', 'CUDA_Runtime
                   'PyTorch_Code_Module', 'PyTorch_Code_Functional', 'Correct', 'Max_Diff', 'Error',
                   'NCU_Profile', 'Torch_Profile', 'Clang_Tidy')
 
+# %% ../nbs/03_data.ipynb #e5bd636e
 def sakana_schema():
     "The archive's columns as an Arrow schema (the published parquet also carries pandas' `__index_level_0__`)."
     import pyarrow as pa
@@ -582,11 +819,13 @@ def sakana_schema():
                  NCU_Profile=s, Torch_Profile=s, Clang_Tidy=s)
     return pa.schema([(c, types[c]) for c in SAKANA_COLUMNS])
 
+# %% ../nbs/03_data.ipynb #4170c709
 def sakana_split(level: int, task_id: int, test_share: float = 0.1) -> str:
     "'train' or 'test' for a problem, stable across runs and machines."
     h = int(hashlib.sha256(f'sakana:{int(level)}:{int(task_id)}'.encode()).hexdigest()[:8], 16)
     return 'test' if h % 1000 < test_share * 1000 else 'train'
 
+# %% ../nbs/03_data.ipynb #4b174bd4
 def _sakana_files(folder: Path, levels) -> list[Path]:
     files = [folder] if folder.is_file() else sorted(folder.rglob('*.parquet'))
     if levels is None: return files
@@ -596,38 +835,64 @@ def _sakana_files(folder: Path, levels) -> list[Path]:
         if m is None or int(m.group(1)) in levels: keep.append(p)
     return keep
 
-def load_sakana(source=SAKANA_HUB, levels=None, ops=None, correct_only: bool = True, split: str | None = None):
-    "The archive as a `datasets.Dataset`, from a Hub name or a local folder/file of parquet, filtered."
+# %% ../nbs/03_data.ipynb #cc0ee82e
+def _op_matcher(ops):
+    "A test of `Op_Name` against any of `ops` (whole words, case-insensitive), or None for no filter."
+    if not ops: return None
+    op_tokens = [[t for t in o.lower().split('_') if t] for o in ([ops] if isinstance(ops, str) else ops)]
+    def matches(name):
+        toks = [t for t in (name or '').lower().split('_') if t]
+        return any(any(toks[i:i + len(o)] == o for i in range(len(toks) - len(o) + 1)) for o in op_tokens)
+    return matches
+
+# %% ../nbs/03_data.ipynb #26b4421e
+def _is_correct(v) -> bool:
+    "The archive's `Correct` value as a bool: a bool, a number, or a string such as 'True'/'False'."
+    if isinstance(v, str): return v.strip().lower() in ('true', 't', '1', 'yes')
+    return bool(v) if v is not None else False
+
+# %% ../nbs/03_data.ipynb #5cc03aca
+def _drop_reason(row: dict, levels, correct_only: bool, op_ok, split) -> str | None:
+    if levels is not None and int(row['Level_ID']) not in levels: return 'other level'
+    if correct_only and not _is_correct(row['Correct']): return 'not correct'
+    if op_ok and not op_ok(row['Op_Name']): return 'other op'
+    if split and sakana_split(row['Level_ID'], row['Task_ID']) != split: return f'not in the {split} split'
+    return None
+
+# %% ../nbs/03_data.ipynb #e260a536
+def _read_archive(source, levels):
     import datasets
-    levels = None if levels is None else {levels} if isinstance(levels, int) else {int(l) for l in levels}
-    ops = None if ops is None else [ops] if isinstance(ops, str) else list(ops)
-    if split not in (None, 'train', 'test'): raise ValueError(f"split must be None, 'train' or 'test', not {split!r}")
     path = Path(str(source)).expanduser()
     if path.exists():
         files = _sakana_files(path, levels)
         if not files: raise FileNotFoundError(f'no parquet files under {path}' + (f' for levels {sorted(levels)}' if levels else ''))
-        ds = datasets.Dataset.from_parquet([str(p) for p in files], cache_dir=str(cache_dir('datasets')))
-    else:
-        wanted = [f'level_{l}' for l in sorted(levels)] if levels else ['level_1', 'level_2', 'level_3']
-        ds = datasets.concatenate_datasets([datasets.load_dataset(str(source), split=w) for w in wanted])
+        import pyarrow.parquet as pq
+        if sum(pq.ParquetFile(p).metadata.num_rows for p in files) == 0:
+            raise ValueError(f'{path}: the archive holds no rows ({len(files)} parquet file(s), 0 rows)')
+        return datasets.Dataset.from_parquet([str(p) for p in files], cache_dir=str(cache_dir('datasets')))
+    wanted = [f'level_{l}' for l in sorted(levels)] if levels else ['level_1', 'level_2', 'level_3']
+    return datasets.concatenate_datasets([datasets.load_dataset(str(source), split=w) for w in wanted])
+
+# %% ../nbs/03_data.ipynb #c545c0b2
+def load_sakana(source=SAKANA_HUB, levels=None, ops=None, correct_only: bool = True, split: str | None = None,
+                report: dict | None = None):
+    "The archive as a `datasets.Dataset`, from a Hub name or a local folder/file of parquet, filtered; `report` gets the dropped rows by reason."
+    levels = None if levels is None else {levels} if isinstance(levels, int) else {int(l) for l in levels}
+    if split not in (None, 'train', 'test'): raise ValueError(f"split must be None, 'train' or 'test', not {split!r}")
+    ds = _read_archive(source, levels)
     missing = [c for c in SAKANA_COLUMNS if c not in ds.column_names]
     if missing: raise ValueError(f'{source}: not the AI-CUDA-Engineer archive schema, missing columns {missing}')
     extra = [c for c in ds.column_names if c not in SAKANA_COLUMNS]
     if extra: ds = ds.remove_columns(extra)
-    op_tokens = [[t for t in o.lower().split('_') if t] for o in ops] if ops else None
-    def op_matches(name):
-        toks = [t for t in (name or '').lower().split('_') if t]
-        return any(any(toks[i:i + len(o)] == o for i in range(len(toks) - len(o) + 1)) for o in op_tokens)
-    def keep(row):
-        if levels is not None and int(row['Level_ID']) not in levels: return False
-        if correct_only and not row['Correct']: return False
-        if op_tokens and not op_matches(row['Op_Name']): return False
-        if split and sakana_split(row['Level_ID'], row['Task_ID']) != split: return False
-        return True
-    return ds.filter(keep, desc='filtering the archive') if (levels or correct_only or ops or split) else ds
+    op_ok, keep, report = _op_matcher(ops), [], {} if report is None else report
+    for i, row in enumerate(ds.select_columns(['Level_ID', 'Task_ID', 'Op_Name', 'Correct'])):
+        why = _drop_reason(row, levels, correct_only, op_ok, split)
+        if why is None: keep.append(i)
+        else: report[why] = report.get(why, 0) + 1
+    return ds if len(keep) == len(ds) else ds.select(keep)
 
 # %% ../nbs/03_data.ipynb #7e19bd1c
-SHIM_HEADER = r'''
+_SHIM_BASICS = r'''
 // cudarl shim: the part of the torch C++ API that archive host code uses, over raw device pointers.
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -655,7 +920,10 @@ struct TensorOptions {
 };
 struct State { cudaStream_t stream = 0; void* out = nullptr; size_t out_bytes = 0; bool out_taken = false; std::vector<void*> temps; };
 inline State& state() { static thread_local State s; return s; }
-struct Tensor {
+'''
+
+# %% ../nbs/03_data.ipynb #f640744b
+_SHIM_TENSOR = r'''struct Tensor {
     void* ptr = nullptr; std::vector<int64_t> shape; ScalarType st = ScalarType::Float;
     template <class T> T* data_ptr() const { return static_cast<T*>(ptr); }
     void* data_ptr() const { return ptr; }
@@ -686,7 +954,10 @@ struct Tensor {
     }
     Tensor reshape(std::vector<int64_t> s) const { return view(s); }
 };
-inline Tensor wrap(void* p, std::vector<int64_t> shape, ScalarType st) { Tensor t; t.ptr = p; t.shape = shape; t.st = st; return t; }
+'''
+
+# %% ../nbs/03_data.ipynb #f1f824dc
+_SHIM_ALLOC = r'''inline Tensor wrap(void* p, std::vector<int64_t> shape, ScalarType st) { Tensor t; t.ptr = p; t.shape = shape; t.st = st; return t; }
 inline Tensor empty(std::vector<int64_t> shape, TensorOptions o = TensorOptions()) {
     Tensor t = wrap(nullptr, shape, o.st);
     State& s = state();
@@ -720,7 +991,10 @@ inline void finish(const Tensor& result) {
     s.temps.clear();
 }
 }  // namespace cudarl_shim
-namespace torch {
+'''
+
+# %% ../nbs/03_data.ipynb #3ec41d94
+_SHIM_API = r'''namespace torch {
 using cudarl_shim::Tensor; using cudarl_shim::TensorOptions; using cudarl_shim::ScalarType; using cudarl_shim::Device;
 using cudarl_shim::empty; using cudarl_shim::zeros; using cudarl_shim::empty_like; using cudarl_shim::zeros_like;
 typedef cudarl_shim::ScalarType Dtype;
@@ -754,6 +1028,10 @@ namespace cuda { using cudarl_shim::getCurrentCUDAStream; using cudarl_shim::CUD
 #define AT_DISPATCH_FLOATING_TYPES_AND2(T1, T2, TYPE, NAME, ...) CUDARL_DISPATCH_FLOAT(TYPE, NAME, __VA_ARGS__)
 '''
 
+# %% ../nbs/03_data.ipynb #294cf87f
+SHIM_HEADER = _SHIM_BASICS + _SHIM_TENSOR + _SHIM_ALLOC + _SHIM_API
+
+# %% ../nbs/03_data.ipynb #1f193c54
 _SCALAR_ENUM = {'float32': 'Float', 'float64': 'Double', 'float16': 'Half', 'int32': 'Int', 'int64': 'Long', 'bool': 'Bool', 'uint8': 'Byte'}
 _TORCH_API_OK = {'Tensor', 'TensorOptions', 'ScalarType', 'Device', 'Dtype', 'empty', 'zeros', 'empty_like', 'zeros_like', 'kCUDA',
                  'kFloat', 'kFloat32', 'kDouble', 'kFloat64', 'kHalf', 'kFloat16', 'kInt', 'kInt32', 'kLong', 'kInt64', 'kBool', 'kByte', 'kUInt8'}
@@ -761,24 +1039,7 @@ _CUDA_API_OK = {'getCurrentCUDAStream', 'CUDAStream', 'CUDAGuard', 'OptionalCUDA
 _TENSOR_METHODS_OK = {'data_ptr', 'data', 'numel', 'dim', 'ndimension', 'size', 'sizes', 'stride', 'strides', 'is_cuda', 'is_contiguous',
                       'defined', 'device', 'scalar_type', 'type', 'dtype', 'options', 'element_size', 'nbytes', 'contiguous', 'view', 'reshape'}
 
-# %% ../nbs/03_data.ipynb #f640744b
-def _strip_comments(code: str) -> str:
-    "Remove // and /* */ comments, leaving string literals alone."
-    out, i, n = [], 0, len(code)
-    while i < n:
-        c = code[i]
-        if c in '"\'':
-            j = i + 1
-            while j < n and code[j] != c:
-                j += 2 if code[j] == '\\' else 1
-            out.append(code[i:j + 1]); i = j + 1
-        elif code.startswith('//', i):
-            j = code.find('\n', i); i = n if j < 0 else j
-        elif code.startswith('/*', i):
-            j = code.find('*/', i + 2); i = n if j < 0 else j + 2; out.append(' ')
-        else: out.append(c); i += 1
-    return ''.join(out)
-
+# %% ../nbs/03_data.ipynb #bcb0aab6
 def _close_of(text: str, start: int, open_='(', close=')') -> int:
     "Index just past the bracket that closes the one at `start`, or -1."
     depth = 0
@@ -800,6 +1061,7 @@ def _split_top(s: str) -> list[str]:
     if ''.join(cur).strip(): parts.append(''.join(cur))
     return [p.strip() for p in parts]
 
+# %% ../nbs/03_data.ipynb #5f92435e
 def _stream_launches(code: str) -> str:
     "Every `<<<grid, block[, smem]>>>` launch goes to the launcher's stream."
     out, i = [], 0
@@ -812,6 +1074,7 @@ def _stream_launches(code: str) -> str:
         out.append(code[i:j] + '<<<' + ', '.join(cfg) + '>>>'); i = k + 3
     return ''.join(out)
 
+# %% ../nbs/03_data.ipynb #a1dd9643
 _PRIMES = [p for p in range(10007, 11000) if all(p % q for q in range(2, int(p ** 0.5) + 1))]
 
 def size_templates(task: Task) -> tuple[list, list] | None:
@@ -828,33 +1091,45 @@ def size_templates(task: Task) -> tuple[list, list] | None:
         res.append(dims)
     return tuple(res)
 
-def _c_literal(v, ctype: str) -> str:
-    if isinstance(v, bool): return 'true' if v else 'false'
-    if isinstance(v, float) and math.isinf(v): return ('-' if v < 0 else '') + 'INFINITY'
-    if isinstance(v, float) and math.isnan(v): return 'NAN'
-    return f'({ctype})({v!r})'
-
-_SCALAR_CTYPES = {'int', 'int64_t', 'int32_t', 'long', 'long long', 'unsigned', 'unsigned int', 'size_t', 'float', 'double', 'bool'}
-
-def sakana_to_launcher(cuda_code: str, task: Task, call_args: list | None = None) -> str | None:
-    "The archive's torch-extension source as a launcher for `task`'s signature, or None where its shape is not the common one."
-    if not isinstance(cuda_code, str) or '__global__' not in cuda_code: return None
-    code = _strip_comments(cuda_code)
+# %% ../nbs/03_data.ipynb #14ab2463
+def _drop_torch_glue(code: str):
+    "The code without torch includes and pybind module, and the host function's name; (None, None) if malformed."
     code = re.sub(r'^\s*#\s*include\s*[<"](torch|ATen|c10|pybind11)/[^>"]*[>"][^\n]*$', '', code, flags=re.M)
     m = re.search(r'PYBIND11_MODULE\s*\(', code)
     fname = 'forward'
     if m:
         b = code.find('{', m.end()); e = _close_of(code, b, '{', '}') if b >= 0 else -1
-        if e < 0: return None
+        if e < 0: return None, None
         d = re.search(r'\.def\(\s*"forward"\s*,\s*&?\s*([\w:]+)', code[m.start():e])
         if d: fname = d.group(1).split('::')[-1]
         code = code[:m.start()] + code[e:]
-    # only the torch API the shim provides
+    return code, fname
+
+# %% ../nbs/03_data.ipynb #d7a2606a
+def _shim_api_only(code: str) -> bool:
+    "True when every `torch::`/`at::`/`c10::` name in `code` is one the shim provides."
     for api in re.findall(r'(?<![\w:])(?:torch|at|c10)::((?:\w+::)*\w+)', code):
         first, *rest = api.split('::')
         if first == 'cuda': ok = bool(rest) and rest[0] in _CUDA_API_OK
         else: ok = first in _TORCH_API_OK or first == 'ScalarType'
-        if not ok: return None
+        if not ok: return False
+    return True
+
+def _tensor_methods_ok(code: str, tensor_params: set) -> bool:
+    "True when the host code's tensors use only the methods the shim's `Tensor` has."
+    tensor_vars = set(tensor_params)
+    tensor_vars |= set(re.findall(r'(?:auto|(?:torch|at)::Tensor)\s*&?\s+(\w+)\s*=', code))
+    tensor_vars |= set(re.findall(r'(?:torch|at)::Tensor\s*&?\s*(\w+)\s*[,)]', code))
+    for v in tensor_vars:
+        for meth in re.findall(r'\b' + re.escape(v) + r'\s*\.\s*(\w+)\s*[<(]', code):
+            if meth not in _TENSOR_METHODS_OK: return False
+    return True
+
+# %% ../nbs/03_data.ipynb #c8bbcbae
+_SCALAR_CTYPES = {'int', 'int64_t', 'int32_t', 'long', 'long long', 'unsigned', 'unsigned int', 'size_t', 'float', 'double', 'bool'}
+
+def _host_params(code: str, fname: str) -> list | None:
+    "(kind, name, C type) of each parameter of the host function `fname`, or None where it is not one tensor result."
     dm = re.search(r'(?:^|\n)[ \t]*(?:static\s+|inline\s+)*((?:torch|at)::Tensor|std::vector\s*<[^>]*>|void)\s+' + re.escape(fname) + r'\s*\(', code)
     if not dm or 'vector' in dm.group(1) or dm.group(1) == 'void': return None
     p0 = dm.end() - 1; p1 = _close_of(code, p0)
@@ -867,42 +1142,56 @@ def sakana_to_launcher(cuda_code: str, task: Task, call_args: list | None = None
         if re.fullmatch(r'(torch|at)::Tensor', ctype): params.append(('tensor', pm.group(2), ctype))
         elif ctype in _SCALAR_CTYPES: params.append(('scalar', pm.group(2), ctype))
         else: return None
-    # tensor variables may only use the methods the shim has
-    tensor_vars = {n for k, n, _ in params if k == 'tensor'}
-    tensor_vars |= set(re.findall(r'(?:auto|(?:torch|at)::Tensor)\s*&?\s+(\w+)\s*=', code))
-    tensor_vars |= set(re.findall(r'(?:torch|at)::Tensor\s*&?\s*(\w+)\s*[,)]', code))
-    for v in tensor_vars:
-        for meth in re.findall(r'\b' + re.escape(v) + r'\s*\.\s*(\w+)\s*[<(]', code):
-            if meth not in _TENSOR_METHODS_OK: return None
-    # map the host function's arguments onto the task's inputs
-    ins = [p for p in task.params if p.role == 'in']; outs = [p for p in task.params if p.role == 'out']
-    stream = task.params[-1].name
-    tpl = size_templates(task)
-    if tpl is None or len(outs) != 1 or any(p.dtype not in _SCALAR_ENUM for p in ins + outs): return None
-    in_dims, out_dims = tpl
-    call_args = call_args if call_args is not None else task.extra.get('call_args')
+    return params
+
+# %% ../nbs/03_data.ipynb #3d73abf3
+def _c_literal(v, ctype: str) -> str:
+    if isinstance(v, bool): return 'true' if v else 'false'
+    if isinstance(v, float) and math.isinf(v): return ('-' if v < 0 else '') + 'INFINITY'
+    if isinstance(v, float) and math.isnan(v): return 'NAN'
+    return f'({ctype})({v!r})'
+
+def _host_args(params: list, call_args, ins: list) -> list | None:
+    "The host function's call arguments, as launcher expressions; None when they do not map."
     in_index = {p.name: i for i, p in enumerate(ins)}
-    args = []
-    if call_args:
-        if len(call_args) != len(params): return None
-        for (kind, name, ctype), (ck, cv) in zip(params, call_args):
-            if kind == 'tensor' and ck == 'in' and cv in in_index: args.append(f'cudarl_in{in_index[cv]}')
-            elif kind == 'scalar' and ck == 'const': args.append(_c_literal(cv, ctype))
-            else: return None
-    else:
+    if not call_args:
         if any(k != 'tensor' for k, _, _ in params) or len(params) != len(ins): return None
-        args = [f'cudarl_in{i}' for i in range(len(ins))]
-    if re.search(r'\b' + re.escape(task.launcher_name) + r'\b', code):
-        code = re.sub(r'\b' + re.escape(task.launcher_name) + r'\b', task.launcher_name + '_from_archive', code)
-    code = _stream_launches(code)
-    out = outs[0]
+        return [f'cudarl_in{i}' for i in range(len(ins))]
+    if len(call_args) != len(params): return None
+    args = []
+    for (kind, name, ctype), (ck, cv) in zip(params, call_args):
+        if kind == 'tensor' and ck == 'in' and cv in in_index: args.append(f'cudarl_in{in_index[cv]}')
+        elif kind == 'scalar' and ck == 'const': args.append(_c_literal(cv, ctype))
+        else: return None
+    return args
+
+# %% ../nbs/03_data.ipynb #fd77ff83
+def _launcher(task: Task, fname: str, args: list, in_dims: list, out_dims: list) -> str:
+    ins, out = [p for p in task.params if p.role == 'in'], [p for p in task.params if p.role == 'out'][0]
+    stream = task.params[-1].name
     body = [f'    cudarl_shim::begin({stream}, (void*){out.name}, (size_t)({" * ".join(out_dims[0]) or "1"}) * sizeof({out.ctype.rstrip("*")}));']
     body += [f'    torch::Tensor cudarl_in{i} = cudarl_shim::wrap((void*){p.name}, {{{", ".join(d)}}}, cudarl_shim::ScalarType::{_SCALAR_ENUM[p.dtype]});'
              for i, (p, d) in enumerate(zip(ins, in_dims))]
     body += [f'    torch::Tensor cudarl_result = {fname}({", ".join(args)});', '    cudarl_shim::finish(cudarl_result);']
-    sig = task.signature.strip().rstrip(';')
+    return task.signature.strip().rstrip(';') + ' {\n' + '\n'.join(body) + '\n}\n'
+
+# %% ../nbs/03_data.ipynb #49b2b4b1
+def sakana_to_launcher(cuda_code: str, task: Task, call_args: list | None = None) -> str | None:
+    "The archive's torch-extension source as a launcher for `task`'s signature, or None where its shape is not the common one."
+    if not isinstance(cuda_code, str) or '__global__' not in cuda_code: return None
+    code, fname = _drop_torch_glue(blank_comments(cuda_code))
+    if code is None or not _shim_api_only(code): return None
+    params = _host_params(code, fname)
+    if params is None or not _tensor_methods_ok(code, {n for k, n, _ in params if k == 'tensor'}): return None
+    ins, outs = [p for p in task.params if p.role == 'in'], [p for p in task.params if p.role == 'out']
+    tpl = size_templates(task)
+    if tpl is None or len(outs) != 1 or any(p.dtype not in _SCALAR_ENUM for p in ins + outs): return None
+    args = _host_args(params, call_args if call_args is not None else task.extra.get('call_args'), ins)
+    if args is None: return None
+    if re.search(r'\b' + re.escape(task.launcher_name) + r'\b', code):
+        code = re.sub(r'\b' + re.escape(task.launcher_name) + r'\b', task.launcher_name + '_from_archive', code)
     return (SHIM_HEADER.strip() + '\n\n// ---- the archive kernel, unchanged but for its torch includes, pybind module and launch streams ----\n'
-            + code.strip() + '\n\n// ---- our launcher ----\n' + sig + ' {\n' + '\n'.join(body) + '\n}\n')
+            + _stream_launches(code).strip() + '\n\n// ---- our launcher ----\n' + _launcher(task, fname, args, *tpl))
 
 # %% ../nbs/03_data.ipynb #3e544950
 SFT_COLUMNS = ('kind', 'task', 'tier', 'family', 'description', 'signature', 'previous_kernel', 'feedback', 'kernel',
@@ -913,10 +1202,17 @@ def sft_features():
     import datasets
     return datasets.Features({c: datasets.Value('int32' if c == 'tier' else 'string') for c in SFT_COLUMNS})
 
+# %% ../nbs/03_data.ipynb #ce8db49a
 def _example(kind, task, tier, family, description, signature, kernel, origin, fmt='launcher', previous='', feedback='', shapes=()) -> dict:
     return dict(kind=kind, task=task, tier=int(tier), family=family, description=description, signature=signature,
                 previous_kernel=previous, feedback=feedback, kernel=kernel, origin=origin, format=fmt,
                 shapes=json.dumps([dict(s) for s in shapes]))
+
+def _examples_dataset(rows: list):
+    "`rows` as a `datasets.Dataset` with the SFT schema (an empty one when there are none)."
+    import datasets
+    if not rows: return datasets.Dataset.from_dict({c: [] for c in SFT_COLUMNS}, features=sft_features())
+    return datasets.Dataset.from_list(rows, features=sft_features())
 
 # %% ../nbs/03_data.ipynb #19b6126d
 HINTS = {
@@ -939,6 +1235,7 @@ def hint_for(tags, rng: random.Random | None = None) -> str:
         if t in HINTS: return rng.choice(HINTS[t])
     return 'check that global loads are coalesced: consecutive threads should read consecutive addresses'
 
+# %% ../nbs/03_data.ipynb #3d214cff
 def feedback_template(verdict: str = 'correct', shape: str = '', kernel_ms: float | None = None,
                       eager_ms: float | None = None, compile_ms: float | None = None, occupancy: float | None = None,
                       registers: int | None = None, max_abs_err: float | None = None, error: str = '', hint: str = '') -> str:
@@ -962,18 +1259,20 @@ _PREFIXES = ['', 'Write a CUDA kernel for this task. ', 'Implement the following
              'Provide a correct CUDA implementation. ', 'We need a GPU kernel. ']
 _WORDINGS = [(r'\belementwise\b', 'element-wise'), (r'\bfloat32\b', 'single-precision (float32)'),
              (r'\brow-major\b', 'row-major (C order)'), (r'^Add\b', 'Compute the sum of'), (r'^Apply\b', 'Evaluate')]
-_INDEX_FORMS = [
-    ('blockIdx.x * (int64_t)blockDim.x + threadIdx.x', ['(int64_t)blockIdx.x * blockDim.x + threadIdx.x',
-                                                       'threadIdx.x + (int64_t)blockIdx.x * blockDim.x']),
-    ('(int64_t)gridDim.x * blockDim.x', ['(int64_t)blockDim.x * gridDim.x', 'blockDim.x * (int64_t)gridDim.x']),
-]
-_THREADS = re.compile(r'\b((?:const\s+)?int\s+threads\s*=\s*)(\d+)\s*;')
 
 def vary_description(text: str, rng: random.Random) -> str:
     "The same task in other words."
     for pat, rep in _WORDINGS:
         if rng.random() < 0.5: text = re.sub(pat, rep, text, count=1)
     return rng.choice(_PREFIXES) + text
+
+# %% ../nbs/03_data.ipynb #5f9be8c9
+_INDEX_FORMS = [
+    ('blockIdx.x * (int64_t)blockDim.x + threadIdx.x', ['(int64_t)blockIdx.x * blockDim.x + threadIdx.x',
+                                                       'threadIdx.x + (int64_t)blockIdx.x * blockDim.x']),
+    ('(int64_t)gridDim.x * blockDim.x', ['(int64_t)blockDim.x * gridDim.x', 'blockDim.x * (int64_t)gridDim.x']),
+]
+_THREADS = re.compile(r'\b((?:const\s+)?int\s+threads\s*=\s*)(\d+)\s*;')
 
 def vary_kernel(source: str, rng: random.Random) -> str:
     "An equivalent kernel: another block size where it is declared once, other index forms."
@@ -991,14 +1290,40 @@ def is_heldout(task: Task) -> bool:
     "True for a task reserved for evaluation."
     return str(task.extra.get('split', '')).lower() in _HELDOUT or any(str(t).lower() in _HELDOUT for t in task.tags)
 
+# %% ../nbs/03_data.ipynb #f51c56e8
 def _procedural(n: int, seed: int, split: str) -> list[Task]:
-    fn = getattr(_tasks_module, 'procedural_tasks', None)
-    if fn is None or n <= 0: return []
-    return list(fn(n, seed=seed, split=split))
+    return list(procedural_tasks(n, seed=seed, split=split)) if n > 0 else []
 
+def _train_filter(split: str, procedural: int, seed: int):
+    "A test of whether a task may give `split` examples: in training, nothing held out."
+    if split != 'train': return lambda t: True
+    names, comps = set(), set()
+    for t in _procedural(procedural, seed, 'test'):
+        names.add(t.name); comps.add(repr(t.extra.get('composition')))
+    def allowed(t):
+        if is_heldout(t) or t.name in names: return False
+        return not (t.extra.get('composition') is not None and repr(t.extra['composition']) in comps)
+    return allowed
+
+# %% ../nbs/03_data.ipynb #5183adaf
 def _origin(task: Task) -> str:
     return {'builtin': 'suite', 'procedural': 'procedural', 'kernelbench': 'kernelbench', 'sakana': 'sakana'}.get(task.family, task.family)
 
+def _task_examples(t: Task, rng: random.Random, variants: int, measurements: dict | None) -> list[dict]:
+    o = _origin(t)
+    rows = [_example('generator', t.name, t.tier, t.family, t.description, t.signature, t.solution, o, shapes=t.shapes)]
+    for _ in range(variants):
+        rows.append(_example('generator', t.name, t.tier, t.family, vary_description(t.description, rng), t.signature,
+                             vary_kernel(t.solution, rng), 'template', shapes=t.shapes))
+    if t.optimized:
+        m = (measurements or {}).get(t.name, {})
+        fb = feedback_template('correct', t.shape_label(t.timing_shape), m.get('kernel_ms'), m.get('eager_ms'),
+                               m.get('compile_ms'), m.get('occupancy'), m.get('registers'), hint=hint_for(t.tags, rng))
+        rows.append(_example('optimizer', t.name, t.tier, t.family, t.description, t.signature, t.optimized, o,
+                             previous=t.solution, feedback=fb, shapes=t.shapes))
+    return rows
+
+# %% ../nbs/03_data.ipynb #ffa164ed
 def sft_pairs(tasks=None, procedural: int = 0, seed: int = 0, sakana=None, split: str = 'train', variants: int = 2,
               measurements: dict | None = None):
     "Generator and Optimizer examples as a `datasets.Dataset` with the `SFT_COLUMNS` schema."
@@ -1006,31 +1331,13 @@ def sft_pairs(tasks=None, procedural: int = 0, seed: int = 0, sakana=None, split
     rng = random.Random(seed)
     tasks = list(TASKS.values()) if tasks is None else list(tasks)
     procs = _procedural(procedural, seed, split)
-    held = {'names': set(), 'compositions': set()}
-    if split == 'train' and procedural > 0:
-        for t in _procedural(procedural, seed, 'test'):
-            held['names'].add(t.name); held['compositions'].add(repr(t.extra.get('composition')))
-    def allowed(t):
-        if split != 'train': return True
-        if is_heldout(t) or t.name in held['names']: return False
-        return not (t.extra.get('composition') is not None and repr(t.extra['composition']) in held['compositions'])
+    allowed = _train_filter(split, procedural, seed)
     rows, seen = [], set()
     for t in tasks + procs:
         if t.name in seen or not allowed(t): continue
         seen.add(t.name)
-        if not t.solution: continue
-        o = _origin(t)
-        rows.append(_example('generator', t.name, t.tier, t.family, t.description, t.signature, t.solution, o, shapes=t.shapes))
-        for _ in range(variants):
-            rows.append(_example('generator', t.name, t.tier, t.family, vary_description(t.description, rng), t.signature,
-                                 vary_kernel(t.solution, rng), 'template', shapes=t.shapes))
-        if t.optimized:
-            m = (measurements or {}).get(t.name, {})
-            fb = feedback_template('correct', t.shape_label(t.timing_shape), m.get('kernel_ms'), m.get('eager_ms'),
-                                   m.get('compile_ms'), m.get('occupancy'), m.get('registers'), hint=hint_for(t.tags, rng))
-            rows.append(_example('optimizer', t.name, t.tier, t.family, t.description, t.signature, t.optimized, o,
-                                 previous=t.solution, feedback=fb, shapes=t.shapes))
-    ds = datasets.Dataset.from_list(rows, features=sft_features()) if rows else datasets.Dataset.from_dict({c: [] for c in SFT_COLUMNS}, features=sft_features())
+        if t.solution: rows += _task_examples(t, rng, variants, measurements)
+    ds = _examples_dataset(rows)
     if sakana is not None:
         if not isinstance(sakana, datasets.Dataset): sakana = load_sakana(sakana, correct_only=False, split=split)
         elif split: sakana = sakana.filter(lambda r: sakana_split(r['Level_ID'], r['Task_ID']) == split)
@@ -1042,6 +1349,22 @@ def _host_signature(cuda_code: str) -> str:
     m = re.search(r'((?:torch|at)::Tensor\s+forward\s*\([^)]*\))', cuda_code or '')
     return re.sub(r'\s+', ' ', m.group(1)) if m else ''
 
+# %% ../nbs/03_data.ipynb #ba0dcbca
+def _archive_task(r: dict, lvl: int, tid: int, worker, max_elements: int):
+    "The problem of archive row `r` as a `Task`, or a `Skipped`."
+    name = f"sakana_l{lvl}_{re.sub(r'[^0-9a-z]+', '_', (r['Op_Name'] or str(tid)).lower()).strip('_')}"
+    res = None
+    for src in (r['PyTorch_Code_Functional'], r['PyTorch_Code_Module']):
+        if not src: continue
+        job = (src, f'sakana/level_{lvl}/{r["Op_Name"]}', name, lvl, max_elements)
+        res = worker.convert(*job) if worker else convert_problem(*job)
+        if res['ok']: break
+    if not (res and res['ok']):
+        return Skipped(f'sakana level {lvl} task {tid} ({r["Op_Name"]})', res['reason'] if res else 'no-code', res.get('detail', '') if res else '')
+    t = task_from_spec(res['spec']); t.family = 'sakana'; t.tags = ('sakana', f'level{lvl}')
+    return t
+
+# %% ../nbs/03_data.ipynb #ade8fdb9
 def sakana_tasks(ds, max_elements: int = 1 << 24, timeout: float = 60.0, isolate: bool = True) -> tuple[dict, list[Skipped]]:
     "One task per archive problem `(level, task_id)`, and the problems that did not convert."
     firsts = {}
@@ -1051,59 +1374,102 @@ def sakana_tasks(ds, max_elements: int = 1 << 24, timeout: float = 60.0, isolate
     worker = ProblemWorker(timeout) if isolate else None
     try:
         for (lvl, tid), r in sorted(firsts.items()):
-            name = f"sakana_l{lvl}_{re.sub(r'[^0-9a-z]+', '_', (r['Op_Name'] or str(tid)).lower()).strip('_')}"
-            res = None
-            for src in (r['PyTorch_Code_Functional'], r['PyTorch_Code_Module']):
-                if not src: continue
-                job = (src, f'sakana/level_{lvl}/{r["Op_Name"]}', name, lvl, max_elements)
-                res = worker.convert(*job) if worker else convert_problem(*job)
-                if res['ok']: break
-            if res and res['ok']:
-                t = task_from_spec(res['spec']); t.family = 'sakana'; t.tags = ('sakana', f'level{lvl}'); tasks[(lvl, tid)] = t
-            else: skipped.append(Skipped(f'sakana level {lvl} task {tid} ({r["Op_Name"]})', res['reason'] if res else 'no-code', res.get('detail', '') if res else ''))
+            t = _archive_task(r, lvl, tid, worker, max_elements)
+            if isinstance(t, Skipped): skipped.append(t)
+            else: tasks[(lvl, tid)] = t
     finally:
         if worker: worker.close()
     return tasks, skipped
 
-def sakana_examples(ds, tasks: dict | None = None, max_optimizer_per_task: int = 2, **task_kw):
-    "The archive's rows as SFT examples (`SFT_COLUMNS`); `tasks` from `sakana_tasks` (made here when None)."
-    import datasets
+# %% ../nbs/03_data.ipynb #68a7ef2a
+def _error_lines(log: str, max_chars: int = 400) -> str:
+    "The error lines of a build or run log, at most `max_chars` characters of whole lines."
+    text = re.sub(r'(?:/[^\s/:()]+)+/([^\s/:()]+\.(?:cu|cuh|cpp|h|hpp|py))', r'\1', safe_text(log or ''))
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    errs = ([l for l in lines if re.search(r':\s*(?:fatal )?error\b', l)] or
+            [l for l in lines if re.search(r'\berror\b|Error\b', l) and len(l) <= max_chars])
+    out, n = [], 0
+    for l in (errs or lines[-6:]):
+        if out and n + len(l) + 1 > max_chars: break
+        out.append(l[:max_chars]); n += len(l) + 1
+    return '\n'.join(out)
+
+# %% ../nbs/03_data.ipynb #4e7c37b4
+_BUILDS: dict = {}
+
+def _builds(source: str) -> bool | None:
+    "Whether nvcc compiles `source` (a launcher), or None without nvcc."
+    nvcc = nvcc_path()
+    if nvcc is None: return None
+    key = hashlib.sha256(source.encode()).hexdigest()
+    if key not in _BUILDS:
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            Path(d, 'k.cu').write_text(source)
+            r = run_capped([nvcc, '-c', '-std=c++17', '-arch=sm_90', '-o', str(Path(d, 'k.o')), str(Path(d, 'k.cu'))], timeout=300)
+        _BUILDS[key] = r.returncode == 0
+    return _BUILDS[key]
+
+# %% ../nbs/03_data.ipynb #d0994f9c
+def _count(report: dict, why: str, n: int = 1): report[why] = report.get(why, 0) + n
+
+def _row_form(r: dict, t, check: bool = False, report: dict | None = None) -> tuple[str, str]:
+    launcher = sakana_to_launcher(r['CUDA_Code'], t) if t is not None else None
+    if launcher and check and _builds(launcher) is False:
+        if report is not None: _count(report, 'launcher does not build with nvcc: kept as a torch extension')
+        launcher = None
+    return (launcher, 'launcher') if launcher else (r['CUDA_Code'], 'torch-extension')
+
+def _archive_meta(fmt: str, key: tuple, rs: list, t) -> tuple:
+    "(name, tier, description, signature, shapes) of a problem's examples in format `fmt`."
+    if fmt == 'launcher': return t.name, t.tier, t.description, t.signature, t.shapes
+    desc = (f"Write a CUDA extension for this PyTorch module (KernelBench level {key[0]}, {rs[0]['Op_Name']}):\n\n```python\n"
+            + _model_source(rs[0]['PyTorch_Code_Functional'] or rs[0]['PyTorch_Code_Module'] or '') + '\n```')
+    name = t.name if t is not None else f'sakana_l{key[0]}_{key[1]}'
+    return name, (t.tier if t is not None else (3 if key[0] >= 2 else 1)), desc, _host_signature(rs[0]['CUDA_Code']), ()
+
+# %% ../nbs/03_data.ipynb #4299b885
+def _problem_examples(key: tuple, rs: list, t, rng: random.Random, max_optimizer_per_task: int,
+                      check: bool = False, report: dict | None = None) -> list[dict]:
+    report = {} if report is None else report
+    rs_code = [r for r in rs if r['CUDA_Code']]
+    if len(rs_code) < len(rs): _count(report, 'no CUDA code', len(rs) - len(rs_code))
+    out, forms = [], [_row_form(r, t, check, report) for r in rs_code]
+    good = sorted([(r, f) for r, f in zip(rs_code, forms) if _is_correct(r['Correct'])], key=lambda x: x[0]['CUDA_Runtime'] or math.inf)
+    for r, (code, fmt) in good:
+        name, tier, desc, sig, shp = _archive_meta(fmt, key, rs, t)
+        out.append(_example('generator', name, tier, 'sakana', desc, sig, code, 'sakana', fmt, shapes=shp))
+        if fmt != 'launcher' or not check or _builds(code) is None: _count(report, 'target not compiled here (torch extension, or no nvcc)')
+    wrong = [(r, f) for r, f in zip(rs_code, forms) if not _is_correct(r['Correct'])]
+    if not good:
+        if wrong: _count(report, 'wrong, and no correct kernel of its problem to repair towards', len(wrong))
+        return out
+    best, (best_code, best_fmt) = good[0]
+    slower = [(r, f) for r, f in good[1:] if f[1] == best_fmt and (r['CUDA_Runtime'] or 0) >= 1.1 * (best['CUDA_Runtime'] or math.inf)]
+    for r, (code, fmt) in slower[::-1][:max_optimizer_per_task]:
+        name, tier, desc, sig, shp = _archive_meta(fmt, key, rs, t)
+        fb = feedback_template('correct', '', r['CUDA_Runtime'], r['PyTorch_Native_Runtime'], r['PyTorch_Compile_Runtime'],
+                               hint=hint_for(t.tags if t is not None else ('kernelbench',), rng))
+        out.append(_example('optimizer', name, tier, 'sakana', desc, sig, best_code, 'sakana', fmt, previous=code, feedback=fb, shapes=shp))
+    for r, (code, fmt) in wrong:
+        if fmt != best_fmt: _count(report, 'wrong, in another format than the fastest kernel'); continue
+        name, tier, desc, sig, shp = _archive_meta(fmt, key, rs, t)
+        fb = feedback_template('wrong', max_abs_err=r['Max_Diff'], error=_error_lines(r['Error'] or ''), hint='check the bounds: every output element must be written')
+        out.append(_example('optimizer', name, tier, 'sakana', desc, sig, best_code, 'sakana', fmt, previous=code, feedback=fb, shapes=shp))
+    return out
+
+# %% ../nbs/03_data.ipynb #116c48b9
+def sakana_examples(ds, tasks: dict | None = None, max_optimizer_per_task: int = 2, check: bool = True,
+                    report: dict | None = None, **task_kw):
+    "The archive's rows as SFT examples (`SFT_COLUMNS`); `tasks` from `sakana_tasks` (made here when None); `check` builds launcher targets with nvcc; `report` counts what was left out, by reason."
     if tasks is None: tasks, _ = sakana_tasks(ds, **task_kw)
     groups = {}
     for r in ds:
         groups.setdefault((int(r['Level_ID']), int(r['Task_ID'])), []).append(r)
     out, rng = [], random.Random(0)
     for key, rs in sorted(groups.items()):
-        t = tasks.get(key)
-        def form(r):
-            launcher = sakana_to_launcher(r['CUDA_Code'], t) if t is not None else None
-            return (launcher, 'launcher') if launcher else (r['CUDA_Code'], 'torch-extension')
-        def meta(fmt):
-            if fmt == 'launcher': return t.name, t.tier, t.description, t.signature, t.shapes
-            desc = (f"Write a CUDA extension for this PyTorch module (KernelBench level {key[0]}, {rs[0]['Op_Name']}):\n\n```python\n"
-                    + _model_source(rs[0]['PyTorch_Code_Functional'] or rs[0]['PyTorch_Code_Module'] or '') + '\n```')
-            name = t.name if t is not None else f'sakana_l{key[0]}_{key[1]}'
-            return name, (t.tier if t is not None else (3 if key[0] >= 2 else 1)), desc, _host_signature(rs[0]['CUDA_Code']), ()
-        forms = [form(r) for r in rs]
-        good = sorted([(r, f) for r, f in zip(rs, forms) if r['Correct']], key=lambda x: x[0]['CUDA_Runtime'] or math.inf)
-        for r, (code, fmt) in good:
-            name, tier, desc, sig, shp = meta(fmt)
-            out.append(_example('generator', name, tier, 'sakana', desc, sig, code, 'sakana', fmt, shapes=shp))
-        if not good: continue
-        best, (best_code, best_fmt) = good[0]
-        slower = [(r, f) for r, f in good[1:] if f[1] == best_fmt and (r['CUDA_Runtime'] or 0) >= 1.1 * (best['CUDA_Runtime'] or math.inf)]
-        for r, (code, fmt) in slower[::-1][:max_optimizer_per_task]:
-            name, tier, desc, sig, shp = meta(fmt)
-            fb = feedback_template('correct', '', r['CUDA_Runtime'], r['PyTorch_Native_Runtime'], r['PyTorch_Compile_Runtime'],
-                                   hint=hint_for(t.tags if t is not None else ('kernelbench',), rng))
-            out.append(_example('optimizer', name, tier, 'sakana', desc, sig, best_code, 'sakana', fmt, previous=code, feedback=fb, shapes=shp))
-        for r, (code, fmt) in zip(rs, forms):
-            if r['Correct'] or fmt != best_fmt: continue
-            name, tier, desc, sig, shp = meta(fmt)
-            fb = feedback_template('wrong', max_abs_err=r['Max_Diff'], error=r['Error'] or '', hint='check the bounds: every output element must be written')
-            out.append(_example('optimizer', name, tier, 'sakana', desc, sig, best_code, 'sakana', fmt, previous=code, feedback=fb, shapes=shp))
-    if not out: return datasets.Dataset.from_dict({c: [] for c in SFT_COLUMNS}, features=sft_features())
-    return datasets.Dataset.from_list(out, features=sft_features())
+        out += _problem_examples(key, rs, tasks.get(key), rng, max_optimizer_per_task, check, report)
+    return _examples_dataset(out)
 
 # %% ../nbs/03_data.ipynb #daf933e9
 def write_manifest(tasks: list[Task], skipped: list[Skipped], out_dir) -> Path:
@@ -1113,6 +1479,7 @@ def write_manifest(tasks: list[Task], skipped: list[Skipped], out_dir) -> Path:
     atomic_write_json(out/'skipped.json', [s.to_dict() for s in skipped])
     return out
 
+# %% ../nbs/03_data.ipynb #3450e8b1
 def load_manifest(path) -> list[Task]:
     "The tasks of a manifest written by `write_manifest` (a `tasks.json` or its folder)."
     p = Path(path)
@@ -1120,25 +1487,43 @@ def load_manifest(path) -> list[Task]:
     return [task_from_spec(s) for s in json.loads(p.read_text())]
 
 # %% ../nbs/03_data.ipynb #9e871470
+@dataclass
+class ConvertOptions:
+    "How KernelBench problems are converted."
+    max_elements: int = option(1 << 24, 'largest shape run on the CPU (elements)')
+    timeout: float = option(60.0, 'seconds per problem')
+
+@dataclass
+class ArchiveOptions:
+    "Which rows of the archive are read."
+    all: bool = option(False, 'keep incorrect rows (they become repair examples)')
+    split: str | None = option(None, 'only the problems of this split', choices=['train', 'test'])
+
+@dataclass
+class SftOptions:
+    "What the built-in SFT pairs hold."
+    procedural: int = option(0, 'procedural tasks to add')
+    variants: int = option(2, 'templated variations of each Generator example')
+    seed: int = option(0, 'random seed of the variations and the procedural tasks')
+    split: str = option('train', "'train' leaves the held-out tasks out")
+    sakana: str | None = option(None, 'also add the archive at this path or Hub name')
+
+# %% ../nbs/03_data.ipynb #04b08638
 def data_args(p):
     sub = p.add_subparsers(dest='source', metavar='SOURCE', required=True)
     kb = sub.add_parser('kernelbench', help='convert a folder of KernelBench problem files into tasks')
     kb.add_argument('path'); kb.add_argument('--out', required=True)
     kb.add_argument('--level', type=int, action='append', help='only this level (repeatable)')
-    kb.add_argument('--max-elements', type=int, default=1 << 24, help='largest shape run on the CPU (elements)')
-    kb.add_argument('--timeout', type=float, default=60.0, help='seconds per problem')
+    add_options(kb, ConvertOptions)
     sk = sub.add_parser('sakana', help='SFT pairs from the SakanaAI AI-CUDA-Engineer archive (Hub name or parquet folder)')
     sk.add_argument('path'); sk.add_argument('--out', required=True)
     sk.add_argument('--level', type=int, action='append'); sk.add_argument('--op', action='append', help='op name substring (repeatable)')
-    sk.add_argument('--all', action='store_true', help='keep incorrect rows (they become repair examples)')
-    sk.add_argument('--split', choices=['train', 'test'], default=None)
-    sk.add_argument('--timeout', type=float, default=60.0)
+    add_options(sk, ArchiveOptions); add_options(sk, ConvertOptions, skip=('max_elements',))
     sf = sub.add_parser('sft', help='the built-in SFT pairs (suite, variations, procedural tasks)')
     sf.add_argument('--out', required=True)
-    sf.add_argument('--procedural', type=int, default=0); sf.add_argument('--variants', type=int, default=2)
-    sf.add_argument('--seed', type=int, default=0); sf.add_argument('--split', default='train')
-    sf.add_argument('--sakana', default=None, help='also add the archive at this path or Hub name')
+    add_options(sf, SftOptions)
 
+# %% ../nbs/03_data.ipynb #680a157d
 def _save_pairs(ds, out) -> Path:
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     with atomic_dir(out/'pairs') as tmp: ds.save_to_disk(str(tmp))
@@ -1150,38 +1535,63 @@ def _pair_counts(ds) -> dict:
     return {'rows': len(df), **{f'{k}/{f}': int(n) for (k, f), n in df.groupby(['kind', 'format']).size().items()},
             **{f'origin {o}': int(n) for o, n in df.groupby('origin').size().items()}}
 
+# %% ../nbs/03_data.ipynb #aa9ba925
+def _reason_counts(skipped: list) -> dict:
+    out = {}
+    for s in skipped: out[s.reason] = out.get(s.reason, 0) + 1
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
+def _data_kernelbench(args, con) -> None:
+    tasks, skipped = load_kernelbench(args.path, level=args.level, max_elements=args.max_elements, timeout=args.timeout, progress=True)
+    write_manifest(tasks, skipped, args.out)
+    by_reason = _reason_counts(skipped)
+    atomic_write_json(Path(args.out)/'counts.json', {'problems': len(tasks) + len(skipped), 'tasks': len(tasks),
+                                                     'scaled down': sum(bool(t.extra.get('scaled')) for t in tasks), 'skipped': by_reason})
+    from rich.table import Table
+    t = Table(title=f'KernelBench: {len(tasks)} tasks, {len(skipped)} skipped → {args.out}')
+    t.add_column('problem'); t.add_column('result'); t.add_column('detail', overflow='fold')
+    for task in tasks: t.add_row(Path(task.extra['source_path']).name, task.name,
+                                 (task.extra['notes'][0] if task.extra.get('scaled') else task.signature.split('(', 1)[1])[:120])
+    for s in skipped: t.add_row(Path(s.path).name, f'skipped: {s.reason}', s.detail[:120])
+    con.print(t)
+    if by_reason: con.print('skipped, by reason: ' + ', '.join(f'{k} {n}' for k, n in by_reason.items()))
+
+# %% ../nbs/03_data.ipynb #a075026b
+def _data_sakana(args) -> dict:
+    left_out = {}
+    ds = load_sakana(args.path, levels=args.level, ops=args.op, correct_only=not args.all, split=args.split, report=left_out)
+    tasks, skipped = sakana_tasks(ds, timeout=args.timeout)
+    pairs = sakana_examples(ds, tasks, report=left_out)
+    _save_pairs(pairs, args.out)
+    counts = {'archive rows': len(ds), 'problems': len({(r['Level_ID'], r['Task_ID']) for r in ds.select_columns(['Level_ID', 'Task_ID'])}),
+              'problems converted to tasks': len(tasks), **_pair_counts(pairs),
+              **{f'problems not converted: {k}': n for k, n in _reason_counts(skipped).items()},
+              **{f'rows left out: {k}': n for k, n in left_out.items()}}
+    atomic_write_json(Path(args.out)/'counts.json', counts)
+    if skipped: atomic_write_json(Path(args.out)/'skipped.json', [s.to_dict() for s in skipped])
+    return counts
+
+# %% ../nbs/03_data.ipynb #234b8573
+def _data_sft(args) -> dict:
+    pairs = sft_pairs(procedural=args.procedural, seed=args.seed, sakana=args.sakana, split=args.split, variants=args.variants)
+    _save_pairs(pairs, args.out)
+    counts = _pair_counts(pairs)
+    atomic_write_json(Path(args.out)/'counts.json', counts)
+    return counts
+
+# %% ../nbs/03_data.ipynb #a12608ef
 def data_command(args) -> int:
     from rich.console import Console
     from rich.table import Table
     con = Console()
     try:
         if args.source == 'kernelbench':
-            tasks, skipped = load_kernelbench(args.path, level=args.level, max_elements=args.max_elements, timeout=args.timeout, progress=True)
-            write_manifest(tasks, skipped, args.out)
-            t = Table(title=f'KernelBench: {len(tasks)} tasks, {len(skipped)} skipped → {args.out}')
-            t.add_column('problem'); t.add_column('result'); t.add_column('detail', overflow='fold')
-            for task in tasks: t.add_row(Path(task.extra['source_path']).name, task.name, task.signature.split('(', 1)[1][:90])
-            for s in skipped: t.add_row(Path(s.path).name, f'skipped: {s.reason}', s.detail[:120])
-            con.print(t)
-            return 0
-        if args.source == 'sakana':
-            ds = load_sakana(args.path, levels=args.level, ops=args.op, correct_only=not args.all, split=args.split)
-            tasks, skipped = sakana_tasks(ds, timeout=args.timeout)
-            pairs = sakana_examples(ds, tasks)
-            _save_pairs(pairs, args.out)
-            counts = {'archive rows': len(ds), 'problems': len({(r['Level_ID'], r['Task_ID']) for r in ds.select_columns(['Level_ID', 'Task_ID'])}),
-                      'problems converted to tasks': len(tasks), **_pair_counts(pairs)}
-            atomic_write_json(Path(args.out)/'counts.json', counts)
-            if skipped: atomic_write_json(Path(args.out)/'skipped.json', [s.to_dict() for s in skipped])
-        else:
-            pairs = sft_pairs(procedural=args.procedural, seed=args.seed, sakana=args.sakana, split=args.split, variants=args.variants)
-            _save_pairs(pairs, args.out)
-            counts = _pair_counts(pairs)
-            atomic_write_json(Path(args.out)/'counts.json', counts)
-        t = Table(title=f'SFT pairs → {args.out}', show_header=False)
-        for k, v in counts.items(): t.add_row(k, str(v))
-        con.print(t)
-        return 0
+            _data_kernelbench(args, con); return 0
+        counts = _data_sakana(args) if args.source == 'sakana' else _data_sft(args)
     except (FileNotFoundError, ValueError) as e:
         con.print(f'[red]cudarl-wb data {args.source}: {e}[/red]')
         return 2
+    t = Table(title=f'SFT pairs → {args.out}', show_header=False)
+    for k, v in counts.items(): t.add_row(k, str(v))
+    con.print(t)
+    return 0

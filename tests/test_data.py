@@ -1,5 +1,5 @@
 "Integration tests of `cudarl_wb.data`: KernelBench folders, the Sakana archive, SFT pairs and `cudarl-wb data`."
-import ctypes, json, pickle, shutil, subprocess, sys
+import ctypes, json, os, pickle, shutil, subprocess, sys, time
 from pathlib import Path
 
 import pytest
@@ -162,6 +162,100 @@ def test_sakana_examples_schema_and_pairs(archive):
     opt = df[df.kind == 'optimizer']
     assert len(opt) == 2 and (opt.previous_kernel != '').all() and (opt.format == 'launcher').all()
     assert ((df.kind == 'generator') == (df.previous_kernel == '')).all()
+
+
+# ---- Loader fixes: KernelBench cases and the archive's edge cases ----------------------------------
+
+def test_kernelbench_extra_cases_convert_or_say_why():
+    "Scans, a Gemm over the cap, equal sizes, a degenerate reference, state drawn in forward, a Hub model."
+    t0 = time.time()
+    tasks, skipped = load_kernelbench(DATA/'kernelbench_extra')
+    took = time.time() - t0
+    reasons = {Path(s.path).name: s.reason for s in skipped}
+    assert reasons == {'83_Conv3d_GroupNorm_Min_Clamp_Dropout.py': 'degenerate', '35_LSTM_state_in_forward.py': 'nondeterministic',
+                       '1_hub_model.py': 'no-model-config'}, reasons
+    hub = next(s for s in skipped if s.reason == 'no-model-config')
+    assert '\n' not in hub.detail and 'cudarl-test/no-such-model' in hub.detail
+    assert 'all zeros' in next(s.detail for s in skipped if s.reason == 'degenerate')
+    assert took < 120, took                     # no network retries for the Hub problem
+    by = {t.name: t for t in tasks}
+    assert by['kb_l1_90_cumprod'].tier == 1 and by['kb_l1_93_masked_cumsum'].tier == 1   # scans are not elementwise
+    big = by['kb_l2_76_gemm_add_relu_large']
+    assert big.extra['scaled'] == {'batch_size': [128, 32], 'in_features': [8192, 2048], 'out_features': [8192, 2048],
+                                   'bias_shape': [(8192,), (2048,)]}, big.extra['scaled']
+    assert 'scaled down' in big.description and big.extra['notes'][0].startswith('sizes divided by 4')
+    xs = big.make_inputs(big.shapes[0], torch.Generator().manual_seed(0))
+    torch.testing.assert_close(big.run_reference(xs)[0], torch.relu(xs[0] @ xs[2].T + xs[1]))
+    conv = by['kb_l2_60_conv3d_scale']
+    x_dims, w_dims = (p[0] for p in conv.extra['spec']['inputs'][:2])
+    assert x_dims[1] == w_dims[1] and len({w_dims[1], w_dims[2], w_dims[3], w_dims[4]}) == 2, (x_dims, w_dims)
+    mm = next(t for t in load_kernelbench(DATA/'kernelbench/level1/1_Square_matrix_multiplication_.py', isolate=False)[0])
+    for s in mm.shapes:                         # a square matmul keeps square shapes
+        a, b = (x.shape for x in mm.inputs(s))
+        assert a[0] == a[1] == b[0] == b[1]
+
+
+def test_load_kernelbench_from_a_script_without_a_main_guard(tmp_path):
+    script = tmp_path/'convert.py'
+    script.write_text('from cudarl_wb.data import load_kernelbench\n'
+                      f'tasks, skipped = load_kernelbench({str(DATA/"kernelbench/level1/19_ReLU.py")!r})\n'
+                      'print(len(tasks), len(skipped))\n')
+    env = {**os.environ, 'PYTHONPATH': str(Path(__file__).parents[1])}
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
+    assert r.returncode == 0 and r.stdout.strip() == '1 0', r.stderr[-2000:]
+
+
+def _write_archive(d, rows, correct_as_str=False):
+    import pyarrow as pa, pyarrow.parquet as pq
+    schema = sakana_schema()
+    if correct_as_str:
+        schema = schema.set(schema.get_field_index('Correct'), pa.field('Correct', pa.string()))
+        rows = [{**r, 'Correct': str(bool(r['Correct']))} for r in rows]
+    d.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), d/'level_1.parquet')
+    return d
+
+
+def test_sakana_correct_as_strings_and_left_out_rows_counted(tmp_path):
+    rows = [r for r in json.loads((DATA/'sakana_rows.json').read_text()) if r['Level_ID'] == 1]
+    d = _write_archive(tmp_path/'a', rows, correct_as_str=True)
+    report = {}
+    ds = load_sakana(d, report=report)
+    assert len(ds) == 2 and report == {'not correct': 1}
+    report = {}
+    assert len(load_sakana(d, correct_only=False, ops='softmax', report=report)) == 0 and report == {'other op': 3}
+
+
+def test_sakana_empty_archive_says_so(tmp_path):
+    d = _write_archive(tmp_path/'empty', [])
+    with pytest.raises(ValueError, match='holds no rows'):
+        load_sakana(d)
+    r = cli('data', 'sakana', str(d), '--out', str(tmp_path/'out'), check=False)
+    assert r.returncode == 2 and 'holds no rows' in r.stdout and 'Traceback' not in r.stdout + r.stderr
+
+
+def test_sakana_repair_feedback_holds_the_compiler_errors(archive):
+    ds = load_sakana(archive, correct_only=False)
+    log = ('Error building extension \'relu\': [1/2] /usr/local/cuda/bin/nvcc ' + '-I/usr/include/x ' * 60 + '-c cuda.cu\n'
+           '/tmp/torch_extensions/relu/cuda.cu(21): error: identifier "size4" is undefined\n'
+           '1 error detected in the compilation of "/tmp/torch_extensions/relu/cuda.cu".\nninja: build stopped: subcommand failed.')
+    ds = ds.map(lambda r: {'Error': log if r['Kernel_Name'] == 'relu_half_the_elements' else r['Error']})
+    df = sakana_examples(ds, isolate=False, check=False).to_pandas()
+    fb = df[(df.kind == 'optimizer') & df.feedback.str.startswith('verdict: wrong')].feedback.iloc[0]
+    assert 'cuda.cu(21): error: identifier "size4" is undefined' in fb and '/tmp/' not in fb
+
+
+@needs_nvcc
+def test_sakana_launcher_that_does_not_build_is_not_a_target(archive):
+    ds = load_sakana(archive, correct_only=False)
+    broken = ds.map(lambda r: {'CUDA_Code': r['CUDA_Code'].replace('const int64_t size = input.numel();',
+                                                                   'const int64_t size = input.numel(); auto dims = input.sizes().vec();')
+                               if r['Kernel_Name'] == 'relu_vec4_base' else r['CUDA_Code']})
+    report = {}
+    df = sakana_examples(broken, isolate=False, report=report).to_pandas()
+    assert report.get('launcher does not build with nvcc: kept as a torch extension') == 1, report
+    vec = df[df.kernel.str.contains('sizes().vec()', regex=False)]
+    assert len(vec) and (vec.format == 'torch-extension').all()
 
 
 # ---- SFT pairs ---------------------------------------------------------------------------------------
