@@ -22,7 +22,7 @@ from .trainer import heldout_compositions
 __all__ = ['DATA_SOURCE', 'AGENT_NAME', 'FEEDBACK_TOKENS', 'verl_row', 'curriculum_splits', 'write_parquet', 'process_tester',
            'score_dict', 'compute_score', 'reward_overrides', 'compose_ppo', 'answers_batch', 'verl_cards',
            'train_batch', 'agent_loop_yaml', 'verl_overrides', 'check_config', 'optimizer_turn', 'fold_credit',
-           'TwoAgentLoop', 'LocalServer', 'save_for_verl']
+           'TwoAgentLoop', 'LocalServer', 'save_for_verl', 'prepare_run', 'main_ppo_command']
 
 # %% ../nbs/16_verl.ipynb #ed63cf0b
 DATA_SOURCE = 'cudarl_wb'
@@ -309,3 +309,16 @@ def save_for_verl(model, tokenizer, out_dir) -> tuple[Path, Path]:
     out_dir = Path(out_dir)
     model.save_pretrained(out_dir/'model'); tokenizer.save_pretrained(out_dir/'tokenizer')
     return out_dir/'model', out_dir/'tokenizer'
+
+# %% ../nbs/16_verl.ipynb #dee1d1c2
+def prepare_run(cfg, plan, model_path: str, tokenizer_path: str | None = None, out_dir=None) -> list[str]:
+    "Write the run's parquet files and agent-loop YAML under `out_dir` (default: the run's `verl_inputs/`); the overrides."
+    out = Path(out_dir) if out_dir is not None else Path(cfg.output_dir)/'verl_inputs'
+    files = write_parquet(out, cfg.procedural, cfg.eval_tasks, cfg.seed, cfg.suite)
+    loop = agent_loop_yaml(out/'agent_loop.yaml', cfg.max_turns, cfg.threshold, cfg.reward_preset, cfg.max_new_tokens)
+    return verl_overrides(plan, cfg, model_path, files, loop, tokenizer_path=tokenizer_path)
+
+def main_ppo_command(overrides: list[str]) -> list[str]:
+    "The command that runs verl's trainer with `overrides`."
+    import sys
+    return [sys.executable, '-m', 'verl.trainer.main_ppo', *overrides]
