@@ -8,21 +8,21 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/verl.html.md"""
 # %% ../nbs/16_verl.ipynb #52d92285
 from __future__ import annotations
 import asyncio, math, os, statistics, uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from fastcore.basics import patch
 from .core import *
 from .tasks import Task, TASKS, get_task, procedural_tasks
-from .agents import generator_messages, optimizer_messages, OPTIMIZER_SYSTEM, Tester, TestReport
+from .agents import generator_messages, optimizer_messages, OPTIMIZER_SYSTEM, Tester, TestReport, Generation
 from .reward import turn_rewards, get_preset
-from .episode import stop_reason
+from .episode import Episode, Turn, stop_reason, save_transcripts, load_transcripts
 from .trainer import heldout_compositions
 
 # %% auto #0
 __all__ = ['DATA_SOURCE', 'AGENT_NAME', 'FEEDBACK_TOKENS', 'verl_row', 'curriculum_splits', 'write_parquet', 'process_tester',
            'score_dict', 'compute_score', 'reward_overrides', 'compose_ppo', 'answers_batch', 'verl_cards',
            'train_batch', 'agent_loop_yaml', 'verl_overrides', 'check_config', 'optimizer_turn', 'fold_credit',
-           'TwoAgentLoop', 'LocalServer', 'save_for_verl', 'prepare_run', 'main_ppo_command']
+           'TwoAgentLoop', 'episodes_of', 'LocalServer', 'save_for_verl', 'prepare_run', 'main_ppo_command']
 
 # %% ../nbs/16_verl.ipynb #ed63cf0b
 DATA_SOURCE = 'cudarl_wb'
@@ -220,16 +220,13 @@ except ImportError: AgentLoopBase = AgentLoopOutput = None
 # %% ../nbs/16_verl.ipynb #a3a95f45
 @dataclass
 class _Trajectory:
-    "The state of one trajectory: messages, tokens, masks, log-probs, and the Tester's reports."
+    "One trajectory as it grows: its messages, tokens, masks and log-probs, and the episode it plays."
     messages: list
     ids: list
+    episode: Episode
     prompt_len: int = 0
-    mask: list = None
-    logps: list = None
-    reports: list = None
-    texts: list = None
-    stop: str | None = None
-    def __post_init__(self): self.mask, self.logps, self.reports, self.texts = [], [], [], []
+    mask: list = field(default_factory=list)
+    logps: list = field(default_factory=list)
 
 # %% ../nbs/16_verl.ipynb #aed9ff82
 class TwoAgentLoop(AgentLoopBase or object):
@@ -241,51 +238,65 @@ class TwoAgentLoop(AgentLoopBase or object):
         self.max_new_tokens, self.response_length = int(max_new_tokens), self.rollout_config.response_length
 
     async def run(self, sampling_params: dict, **row) -> AgentLoopOutput:
-        task = get_task(row['reward_model']['ground_truth'])
-        s = _Trajectory(list(row['raw_prompt']), await self.ct_build_initial_tokens(list(row['raw_prompt'])))
+        task, tester = get_task(row['reward_model']['ground_truth']), process_tester(self.reward_preset)
+        s = _Trajectory(list(row['raw_prompt']), await self.ct_build_initial_tokens(list(row['raw_prompt'])),
+                        Episode(task.name, group=int(row.get('index', 0)), mode=tester.mode))
         s.prompt_len = len(s.ids)
         for k in range(self.max_turns):
-            text = await self._generate(s, sampling_params)
-            report = await self.loop.run_in_executor(None, process_tester(self.reward_preset).test, task, text)
-            previous = s.reports[-1].code if s.reports else None
-            s.reports.append(report); s.texts.append(text)
-            s.stop = stop_reason(k, report, previous, self.threshold, self.max_turns)
-            if s.stop or len(s.mask) >= self.response_length: break
-            await self._hand_over(s, text, report)
-            if len(s.mask) >= self.response_length: s.stop = 'length'; break
+            gen = await self._generate(s, sampling_params, 'generator' if k == 0 else 'optimizer')
+            report = await self.loop.run_in_executor(None, tester.test, task, gen.text)
+            previous = s.episode.turns[-1].report.code if s.episode.turns else None
+            turn = Turn(k, gen.agent, list(s.messages), gen, report)
+            s.episode.turns.append(turn); s.episode.state.update(turn)
+            s.episode.stop_reason = stop_reason(k, report, previous, self.threshold, self.max_turns) or ''
+            if s.episode.stop_reason or len(s.mask) >= self.response_length: break
+            await self._hand_over(s, gen.text, report)
+            if len(s.mask) >= self.response_length: break
         return self._output(s)
 
 # %% ../nbs/16_verl.ipynb #36b8e8a0
 @patch
-async def _generate(self: TwoAgentLoop, s: _Trajectory, sampling_params: dict) -> str:
+async def _generate(self: TwoAgentLoop, s: _Trajectory, sampling_params: dict, agent: str) -> Generation:
     room = max(1, self.response_length - len(s.mask))
+    limit = min(self.max_new_tokens, room)
     out = await self.server_manager.generate(request_id=uuid.uuid4().hex, prompt_ids=s.ids,
-                                             sampling_params={**sampling_params, 'max_tokens': min(self.max_new_tokens, room)})
-    merged, s.mask, logps = await self.ct_merge_assistant_token(s.ids, out.token_ids, s.mask, s.logps,
-                                                                assistant_logprobs=out.log_probs or [0.0] * len(out.token_ids))
-    s.ids, s.logps = merged.token_ids, logps or []
-    return self.tokenizer.decode(out.token_ids, skip_special_tokens=True)
+                                             sampling_params={**sampling_params, 'max_tokens': limit})
+    logps = list(out.log_probs or [0.0] * len(out.token_ids))
+    gen = Generation(self.tokenizer.decode(out.token_ids, skip_special_tokens=True), list(s.ids), list(out.token_ids), logps,
+                     'length' if len(out.token_ids) >= limit else 'stop', agent)
+    merged, s.mask, s.logps = await self.ct_merge_assistant_token(s.ids, out.token_ids, s.mask, s.logps, assistant_logprobs=logps)
+    s.ids, s.logps = merged.token_ids, s.logps or []
+    return gen
 
 # %% ../nbs/16_verl.ipynb #1a2aed0f
 @patch
 async def _hand_over(self: TwoAgentLoop, s: _Trajectory, text: str, report: TestReport):
     s.messages.append({'role': 'assistant', 'content': text})
     before = list(s.messages)
-    tried = sorted({x for r in s.reports for x in r.strategies})
-    s.messages.append(optimizer_turn(report, tried))
+    s.messages.append(optimizer_turn(report, list(s.episode.state.tried)))
     merged, s.mask, logps = await self.ct_merge_context_msg(before, s.messages, s.ids, s.mask, s.logps)
     s.ids, s.logps = merged.token_ids, logps or []
 
 # %% ../nbs/16_verl.ipynb #0d093e09
 @patch
 def _output(self: TwoAgentLoop, s: _Trajectory) -> AgentLoopOutput:
-    n = self.response_length
-    rewards = [r.reward for r in s.reports]
-    extra = dict(turn_scores=[float(r.total) for r in rewards], verdicts=[r.verdict.value for r in s.reports],
-                 stop_reason=s.stop or 'length', task=s.reports[0].task if s.reports else '')
+    n, ep = self.response_length, s.episode
+    ep.stop_reason = ep.stop_reason or 'length'
+    rewards = [t.report.reward for t in ep.turns]
+    if rewards:
+        ep.final_reward = max(r.total for r in rewards)
+        roles = ['generator'] + ['optimizer'] * (len(rewards) - 1)
+        for t, c in zip(ep.turns, turn_rewards(rewards, roles, final=ep.final_reward)): t.turn_reward = float(c)
+    extra = dict(turn_scores=[float(r.total) for r in rewards], stop_reason=ep.stop_reason, episode=ep.to_dict())
     return AgentLoopOutput(prompt_ids=s.ids[:s.prompt_len], response_ids=s.ids[s.prompt_len:][:n], response_mask=s.mask[:n],
                            response_logprobs=s.logps[:n] if s.logps else None, reward_score=fold_credit(rewards),
-                           num_turns=2 * len(s.reports), metrics={}, extra_fields=extra)
+                           num_turns=2 * len(ep.turns), metrics={}, extra_fields=extra)
+
+# %% ../nbs/16_verl.ipynb #dbf4445e
+def episodes_of(batch) -> list[Episode]:
+    "The episodes our loop recorded in a verl batch (rows played by other loops are skipped)."
+    eps = batch.non_tensor_batch.get('episode')
+    return [] if eps is None else [Episode.from_dict(e) for e in eps if isinstance(e, dict)]
 
 # %% ../nbs/16_verl.ipynb #1912c772
 class LocalServer:
