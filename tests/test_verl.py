@@ -85,7 +85,8 @@ def test_two_agent_loop_through_verls_agent_loop_worker(data, tmp_path):
     from verl.utils.dataset.rl_dataset import RLHFDataset, collate_fn
     from verl.experimental.agent_loop.agent_loop import AgentLoopWorker
     from cudarl_wb.models import build_model
-    from cudarl_wb.verl_backend import compose_ppo, agent_loop_yaml, save_for_verl, LocalServer
+    from cudarl_wb.verl_backend import compose_ppo, agent_loop_yaml, save_for_verl, LocalServer, episodes_of
+    from cudarl_wb.episode import save_transcripts, load_transcripts
     model, tok = build_model('tiny', seed=1)
     mdir, tdir = save_for_verl(model, tok, tmp_path/'tiny')
     y = agent_loop_yaml(tmp_path/'loop.yaml', max_turns=3, max_new_tokens=16)
@@ -108,3 +109,29 @@ def test_two_agent_loop_through_verls_agent_loop_worker(data, tmp_path):
         assert (lp[mask == 1] < 0).all() and (lp[mask == 0] == 0).all()
         assert (mask == 0).any() == (turns > 1)          # feedback between turns, masked out
         assert out.batch['rm_scores'][i, n - 1] == pytest.approx(fold_credit(list(out.non_tensor_batch['turn_scores'][i])))
+    eps = episodes_of(out)
+    assert [e.task for e in eps] == [ds[i]['reward_model']['ground_truth'] for i in range(len(ds))]
+    for e, scores in zip(eps, out.non_tensor_batch['turn_scores']):
+        assert [t.report.reward.total for t in e.turns] == pytest.approx(list(scores))
+        assert e.turns[0].agent == 'generator' and all(t.agent == 'optimizer' for t in e.turns[1:])
+        assert all(t.turn_reward is not None for t in e.turns) and e.stop_reason in ('max-turns', 'same-kernel', 'threshold', 'length')
+    assert len(load_transcripts(save_transcripts(tmp_path/'t.jsonl', eps))) == len(eps)
+
+
+@needs_verl
+def test_main_ppo_parses_the_prepared_overrides(tmp_path):
+    import subprocess, yaml
+    from cudarl_wb.gpu_planner import plan_training
+    from cudarl_wb.trainer import GRPOConfig
+    from cudarl_wb.verl_backend import prepare_run, main_ppo_command
+    model = 'Qwen/Qwen2.5-Coder-1.5B-Instruct'
+    run = GRPOConfig(batch_size=3, group_size=4, max_turns=3, procedural=4, eval_tasks=2, beta=0.0, output_dir=str(tmp_path/'run'))
+    ov = prepare_run(run, plan_training(model, '4xH100-80GB', lora=False, rollout_batch=3, group_size=4, seq_len=4096), model)
+    p = subprocess.run(main_ppo_command(ov) + ['--cfg', 'job'], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    job = yaml.safe_load(p.stdout)
+    assert job['trainer']['n_gpus_per_node'] == 3 and job['data']['train_batch_size'] == 3
+    assert job['actor_rollout_ref']['actor']['use_kl_loss'] is False
+    assert job['data']['train_files'].endswith('train.parquet') and (tmp_path/'run'/'verl_inputs'/'agent_loop.yaml').exists()
+    loop = yaml.safe_load((tmp_path/'run'/'verl_inputs'/'agent_loop.yaml').read_text())[0]
+    assert (loop['max_turns'], loop['name']) == (3, job['actor_rollout_ref']['rollout']['agent']['default_agent_loop'])
