@@ -22,7 +22,8 @@ from .trainer import heldout_compositions
 __all__ = ['DATA_SOURCE', 'AGENT_NAME', 'FEEDBACK_TOKENS', 'verl_row', 'curriculum_splits', 'write_parquet', 'process_tester',
            'score_dict', 'compute_score', 'reward_overrides', 'compose_ppo', 'answers_batch', 'verl_cards',
            'train_batch', 'agent_loop_yaml', 'verl_overrides', 'check_config', 'optimizer_turn', 'fold_credit',
-           'TwoAgentLoop', 'episodes_of', 'LocalServer', 'save_for_verl', 'prepare_run', 'main_ppo_command']
+           'TwoAgentLoop', 'episodes_of', 'LocalServer', 'save_for_verl', 'prepare_run', 'main_ppo_command',
+           'train_args', 'verl_model', 'train_command']
 
 # %% ../nbs/16_verl.ipynb #ed63cf0b
 DATA_SOURCE = 'cudarl_wb'
@@ -333,3 +334,53 @@ def main_ppo_command(overrides: list[str]) -> list[str]:
     "The command that runs verl's trainer with `overrides`."
     import sys
     return [sys.executable, '-m', 'verl.trainer.main_ppo', *overrides]
+
+# %% ../nbs/16_verl.ipynb #eaf4d698
+def train_args(p):
+    "`cudarl-wb train`'s arguments: the built-in trainer's, plus the backend and verl's."
+    from cudarl_wb.trainer import train_args as builtin_args
+    builtin_args(p)
+    p.add_argument('--backend', choices=['builtin', 'verl'], default='builtin', help='the built-in trainer, or verl on Ray')
+    p.add_argument('--gpus', help="verl: plan for this inventory (e.g. 2x8xH100-80GB) instead of this machine's cards")
+    p.add_argument('--ray-address', help='verl: join this Ray cluster (several nodes) instead of starting one here')
+    p.add_argument('--dry-run', action='store_true', help="verl: write the run's inputs and print the command, run nothing")
+
+# %% ../nbs/16_verl.ipynb #c4640605
+def verl_model(cfg, out_dir) -> tuple[str, str | None]:
+    "(model, tokenizer folder or None) for verl: the checkpoint, its tokenizer copied apart where the folder holds one."
+    from cudarl_wb.trainer import _plan_target
+    from cudarl_wb.models import load_tokenizer
+    src = Path(_plan_target(cfg))
+    if not (src/'tokenizer.json').exists(): return _plan_target(cfg), None
+    tok_dir = Path(out_dir)/'tokenizer'
+    load_tokenizer(src).save_pretrained(tok_dir)
+    return str(src), str(tok_dir)
+
+# %% ../nbs/16_verl.ipynb #45b3bfa0
+def _verl_plan(cfg, gpus: str | None):
+    from cudarl_wb.trainer import _plan_target, _trains_lora
+    from cudarl_wb.gpu_planner import plan_training
+    seq = 1024 + cfg.max_turns * cfg.max_new_tokens + (cfg.max_turns - 1) * FEEDBACK_TOKENS
+    return plan_training(_plan_target(cfg), gpus, lora=_trains_lora(cfg), rollout_batch=cfg.batch_size,
+                         group_size=cfg.group_size, seq_len=seq)
+
+def train_command(args) -> int:
+    "Run `cudarl-wb train`: the built-in trainer, or (`--backend verl`) verl's `main_ppo` with our data, reward and loop."
+    import shlex, subprocess, sys
+    from cudarl_wb.trainer import GRPOConfig, train_command as builtin_command
+    from cudarl_wb.gpu_planner import PlanError, ModelError
+    if args.backend == 'builtin': return builtin_command(args)
+    cfg = from_options(GRPOConfig, args)
+    if cfg.generator_checkpoint is None:
+        print('cudarl-wb train --backend verl: give the model to train with --generator-checkpoint (a warm start\'s '
+              'generator/ folder, a model folder or a Hub name)', file=sys.stderr); return 2
+    try: plan = _verl_plan(cfg, args.gpus)
+    except (PlanError, ModelError) as e:
+        print(f'cudarl-wb train --backend verl: {e}', file=sys.stderr); return 2
+    out = Path(cfg.output_dir)/'verl_inputs'
+    model, tok = verl_model(cfg, out)
+    cmd = main_ppo_command(prepare_run(cfg, plan, model, tokenizer_path=tok, out_dir=out))
+    print(shlex.join(cmd))
+    if args.dry_run: return 0
+    env = {**os.environ, **({'RAY_ADDRESS': args.ray_address} if args.ray_address else {})}
+    return subprocess.run(cmd, env=env).returncode
