@@ -7,7 +7,7 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/verl.html.md"""
 
 # %% ../nbs/16_verl.ipynb #52d92285
 from __future__ import annotations
-import asyncio, math, os, statistics, uuid
+import asyncio, math, os, statistics, time, uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from fastcore.basics import patch
@@ -22,8 +22,8 @@ from .trainer import heldout_compositions
 __all__ = ['DATA_SOURCE', 'AGENT_NAME', 'FEEDBACK_TOKENS', 'verl_row', 'curriculum_splits', 'write_parquet', 'process_tester',
            'score_dict', 'compute_score', 'reward_overrides', 'compose_ppo', 'answers_batch', 'verl_cards',
            'train_batch', 'agent_loop_yaml', 'verl_overrides', 'check_config', 'optimizer_turn', 'fold_credit',
-           'TwoAgentLoop', 'episodes_of', 'LocalServer', 'save_for_verl', 'prepare_run', 'main_ppo_command',
-           'train_args', 'verl_model', 'train_command']
+           'TwoAgentLoop', 'episodes_of', 'LocalServer', 'save_for_verl', 'ServerActor', 'ActorClient', 'prepare_run',
+           'main_ppo_command', 'train_args', 'verl_model', 'train_command']
 
 # %% ../nbs/16_verl.ipynb #ed63cf0b
 DATA_SOURCE = 'cudarl_wb'
@@ -228,6 +228,7 @@ class _Trajectory:
     prompt_len: int = 0
     mask: list = field(default_factory=list)
     logps: list = field(default_factory=list)
+    seconds: dict = field(default_factory=lambda: dict(generate_sequences=0.0, tool_calls=0.0))   # verl's names: the Tester is our tool
 
 # %% ../nbs/16_verl.ipynb #aed9ff82
 class TwoAgentLoop(AgentLoopBase or object):
@@ -244,8 +245,11 @@ class TwoAgentLoop(AgentLoopBase or object):
                         Episode(task.name, group=int(row.get('index', 0)), mode=tester.mode))
         s.prompt_len = len(s.ids)
         for k in range(self.max_turns):
+            t0 = time.perf_counter()
             gen = await self._generate(s, sampling_params, 'generator' if k == 0 else 'optimizer')
+            t1 = time.perf_counter()
             report = await self.loop.run_in_executor(None, tester.test, task, gen.text)
+            s.seconds['generate_sequences'] += t1 - t0; s.seconds['tool_calls'] += time.perf_counter() - t1
             previous = s.episode.turns[-1].report.code if s.episode.turns else None
             turn = Turn(k, gen.agent, list(s.messages), gen, report)
             s.episode.turns.append(turn); s.episode.state.update(turn)
@@ -291,7 +295,7 @@ def _output(self: TwoAgentLoop, s: _Trajectory) -> AgentLoopOutput:
     extra = dict(turn_scores=[float(r.total) for r in rewards], stop_reason=ep.stop_reason, episode=ep.to_dict())
     return AgentLoopOutput(prompt_ids=s.ids[:s.prompt_len], response_ids=s.ids[s.prompt_len:][:n], response_mask=s.mask[:n],
                            response_logprobs=s.logps[:n] if s.logps else None, reward_score=fold_credit(rewards),
-                           num_turns=2 * len(ep.turns), metrics={}, extra_fields=extra)
+                           num_turns=2 * len(ep.turns), metrics=dict(s.seconds), extra_fields=extra)
 
 # %% ../nbs/16_verl.ipynb #dbf4445e
 def episodes_of(batch) -> list[Episode]:
@@ -321,6 +325,23 @@ def save_for_verl(model, tokenizer, out_dir) -> tuple[Path, Path]:
     out_dir = Path(out_dir)
     model.save_pretrained(out_dir/'model'); tokenizer.save_pretrained(out_dir/'tokenizer')
     return out_dir/'model', out_dir/'tokenizer'
+
+# %% ../nbs/16_verl.ipynb #7adbcd06
+class ServerActor:
+    "A rollout server for a Ray actor (`ray.remote(ServerActor)`): a saved model answering `generate` through `LocalServer`."
+    def __init__(self, model_path: str, tokenizer_path: str, seed: int | None = 0):
+        from transformers import AutoModelForCausalLM
+        from cudarl_wb.models import load_tokenizer
+        self.server = LocalServer(AutoModelForCausalLM.from_pretrained(model_path).eval(), load_tokenizer(tokenizer_path), seed)
+    async def generate(self, request_id, prompt_ids: list, sampling_params: dict):
+        return await self.server.generate(request_id, prompt_ids=prompt_ids, sampling_params=sampling_params)
+    def calls(self) -> int: return self.server.calls
+
+class ActorClient:
+    "verl's LLM client interface over the handle of a `ServerActor` (it travels to the agent-loop workers)."
+    def __init__(self, handle): self.handle = handle
+    async def generate(self, request_id, *, prompt_ids, sampling_params: dict, **kwargs):
+        return await self.handle.generate.remote(request_id, list(prompt_ids), dict(sampling_params))
 
 # %% ../nbs/16_verl.ipynb #dee1d1c2
 def prepare_run(cfg, plan, model_path: str, tokenizer_path: str | None = None, out_dir=None) -> list[str]:
