@@ -135,3 +135,37 @@ def test_main_ppo_parses_the_prepared_overrides(tmp_path):
     assert job['data']['train_files'].endswith('train.parquet') and (tmp_path/'run'/'verl_inputs'/'agent_loop.yaml').exists()
     loop = yaml.safe_load((tmp_path/'run'/'verl_inputs'/'agent_loop.yaml').read_text())[0]
     assert (loop['max_turns'], loop['name']) == (3, job['actor_rollout_ref']['rollout']['agent']['default_agent_loop'])
+
+
+@needs_verl
+def test_agent_loop_manager_under_local_ray(data, tmp_path):
+    "verl's whole agent-loop chain: AgentLoopManager, Ray AgentLoopWorkers, our loop, a Ray server actor with the tiny model."
+    import ray
+    from omegaconf import OmegaConf
+    from verl import DataProto
+    from verl.utils.dataset.rl_dataset import RLHFDataset, collate_fn
+    from verl.experimental.agent_loop.agent_loop import AgentLoopManager
+    from cudarl_wb.models import build_model
+    from cudarl_wb.verl_backend import compose_ppo, agent_loop_yaml, save_for_verl, ServerActor, ActorClient, episodes_of
+    model, tok = build_model('tiny', seed=2)
+    mdir, tdir = save_for_verl(model, tok, tmp_path/'tiny')
+    y = agent_loop_yaml(tmp_path/'loop.yaml', max_turns=2, max_new_tokens=12)
+    cfg = compose_ppo([f'actor_rollout_ref.model.path={mdir}', f'actor_rollout_ref.model.tokenizer_path={tdir}',
+                       'actor_rollout_ref.rollout.name=vllm', 'actor_rollout_ref.rollout.tensor_model_parallel_size=1',
+                       'data.max_prompt_length=512', 'data.max_response_length=512', 'actor_rollout_ref.rollout.agent.num_workers=2',
+                       f'actor_rollout_ref.rollout.agent.agent_loop_config_path={y}'])
+    ds = RLHFDataset(str(data['val']), tok, OmegaConf.create(dict(max_prompt_length=512, cache_dir=str(tmp_path/'c'))))
+    batch = DataProto.from_single_dict(collate_fn([ds[i] for i in range(len(ds))]))
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        actor = ray.remote(ServerActor).remote(str(mdir), str(tdir))
+        out = AgentLoopManager.create(cfg, ActorClient(actor)).generate_sequences(batch)
+        calls = ray.get(actor.calls.remote())
+    finally: ray.shutdown()
+    eps = episodes_of(out)
+    assert calls == sum(len(e.turns) for e in eps) and len(eps) == len(ds)
+    for i, e in enumerate(eps):
+        n = int(out.batch['attention_mask'][i, 512:].sum())
+        mask = out.batch['response_mask'][i, :n]
+        assert int(mask.sum()) == sum(len(t.generation.response_ids) for t in e.turns)
+        assert out.batch['rm_scores'][i, n - 1] == pytest.approx(fold_credit([t.report.reward for t in e.turns]))
