@@ -413,7 +413,7 @@ def train_command(args) -> int:
         from cudarl_wb.gpu_planner import plan_training, PlanError, ModelError
         try:
             plan = plan_training(_plan_target(cfg), lora=_trains_lora(cfg),
-                                 rollout_batch=cfg.batch_size * cfg.group_size, group_size=cfg.group_size,
+                                 rollout_batch=cfg.batch_size, group_size=cfg.group_size,   # tasks; the planner multiplies by the group
                                  seq_len=1024 + cfg.max_new_tokens)
             print(plan.summary()); device = plan.device_for('generator')
         except PlanError as e:
