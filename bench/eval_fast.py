@@ -31,7 +31,7 @@ FIXED = ['vector_add', 'relu', 'softmax_rows', 'matmul']
 
 def run_eval(path, task, cache, extra=()):
     "One `cudarl-wb eval --json` in a new process: (wall seconds, the result as a dict)."
-    env = {**os.environ, 'CUDARL_CACHE': str(cache), 'PYTHONPATH': str(ROOT)}
+    env = {**os.environ, 'CUDARL_CACHE': str(cache), 'PYTHONPATH': os.pathsep.join(filter(None, [str(ROOT), os.environ.get('PYTHONPATH')]))}
     t0 = time.perf_counter()
     p = subprocess.run([sys.executable, '-m', 'cudarl_wb.cli', 'eval', str(path), '--task', task, '--json', *extra],
                        capture_output=True, text=True, env=env, cwd=ROOT)
@@ -43,7 +43,7 @@ def run_eval(path, task, cache, extra=()):
 
 def import_seconds(cache):
     "What a new process pays before any judging: Python, torch and the package."
-    env = {**os.environ, 'CUDARL_CACHE': str(cache), 'PYTHONPATH': str(ROOT)}
+    env = {**os.environ, 'CUDARL_CACHE': str(cache), 'PYTHONPATH': os.pathsep.join(filter(None, [str(ROOT), os.environ.get('PYTHONPATH')]))}
     t0 = time.perf_counter()
     subprocess.run([sys.executable, '-c', 'import cudarl_wb.cli, cudarl_wb.benchmarker'], env=env, check=True, cwd=ROOT)
     return time.perf_counter() - t0
