@@ -192,6 +192,8 @@ def npm_assets(static: Path) -> dict:
             out['mathjax'] = 'mathjax/' + Path(f).name
         else:
             shutil.copy2(src, static/'embed.js'); out['widgets'] = 'embed.js'
+            for font in src.parent.glob('*.*'):     # the icon fonts embed.js loads from beside itself
+                if font.suffix in ('.woff', '.woff2', '.ttf', '.eot', '.svg'): shutil.copy2(font, static/font.name)
     return out
 
 
@@ -250,11 +252,27 @@ def page_name(nb_path: Path) -> str:
     return re.sub(r'^\d+_', '', nb_path.stem)
 
 
+def _no_eval_flagged(proj: Path):
+    """In the copy, cells flagged with a test flag (`cuda`, `slow`, `verl`) get `#| eval: false`: the test run
+    skipped them, and nbdev's processing would otherwise run any of them that imports something."""
+    from nbdev.config import get_config
+    flags = get_config(proj/'pyproject.toml').tst_flags
+    flags = set(flags.split() if isinstance(flags, str) else flags)
+    for p in (proj/'nbs').glob('*.ipynb'):
+        nb, changed = json.loads(p.read_text()), False
+        for c in nb['cells']:
+            src = ''.join(c['source'])
+            if c['cell_type'] == 'code' and any(re.search(rf'^#\|\s*{f}\b', src, re.M) for f in flags) and 'eval: false' not in src:
+                c['source'] = '#| eval: false\n' + src; changed = True
+        if changed: p.write_text(json.dumps(nb))
+
+
 def build(executed: bool | None = None, only: str = '') -> Path:
     "Process the notebooks with nbdev, convert them for MyST-NB, run Sphinx into `_docs/`."
     proj = BUILD/'project'
     if executed is None: executed = (proj/'nbs').exists()
     if not executed: proj = stage(); print('building from notebooks that were not executed: pages show no outputs')
+    _no_eval_flagged(proj)
     sh([sys.executable, '-c', 'from nbdev.serve import proc_nbs; proc_nbs("nbs", n_workers=0, force=True, file_re=%r)' % only], cwd=proj)
     src = BUILD/'src'
     shutil.rmtree(src, ignore_errors=True); (src/'_static').mkdir(parents=True)
@@ -276,7 +294,8 @@ def build(executed: bool | None = None, only: str = '') -> Path:
                      name, lines, url)
         (src/f'{name}.ipynb').write_text(json.dumps(nb))
     if (proj/'nbs/images').exists(): shutil.copytree(proj/'nbs/images', src/'images')
-    if (ROOT/'LOG.md').exists(): (src/'LOG.md').write_text((ROOT/'LOG.md').read_text()); names.append('LOG')
+    if (ROOT/'LOG.md').exists():
+        (src/'LOG.md').write_text((ROOT/'LOG.md').read_text().replace('](nbs/images/', '](images/')); names.append('LOG')
     toc = '\n'.join(n for n in names if n != 'index')
     idx = json.loads((src/'index.ipynb').read_text())
     idx['cells'].append(dict(cell_type='markdown', metadata={}, source=f'```{{toctree}}\n:hidden:\n:maxdepth: 1\n\n{toc}\n```'))
