@@ -292,7 +292,7 @@ def wall_time(run, nsets: int = 1, prepare=None, device='cuda', reps: int = 20, 
     return max(min(one(run, r) for r in range(reps)) - empty, 1e-6)
 
 # %% ../nbs/06_benchmarker.ipynb #1a365136
-TRIAL_PLAN = [('normal', 1.0), ('uniform', 100.0), ('heavy', 1.0), ('normal', 0.01), ('uniform', 1.0)]
+TRIAL_PLAN = list(INPUT_DRAWS)   # the tasks module's draws: the ones its degeneracy check looks at
 
 def draw_inputs(task: Task, sizes: dict, seed: int, device, scale: float = 1.0, dist: str = 'normal') -> list:
     "Fresh inputs for `sizes`, generated on `device` (falls back to the CPU generator)."

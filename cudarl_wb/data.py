@@ -542,13 +542,10 @@ def _describe(Model, path, level, source, init, slots, c_in, in_dims, dtypes, do
     return ''.join(lines)
 
 # %% ../nbs/03_data.ipynb #fdc580d8
-# the benchmarker's trial plan (distribution, scale); `benchmarker` comes after this module
-_TRIAL_PLAN = [('normal', 1.0), ('uniform', 100.0), ('heavy', 1.0), ('normal', 0.01), ('uniform', 1.0)]
-
 def _degenerate_reason(ref, templates, sizes) -> str | None:
     "Why the reference's outputs carry no information on the benchmarker's draws (one value everywhere), or None."
     values = set()
-    for k, (dist, scale) in enumerate(_TRIAL_PLAN):
+    for k, (dist, scale) in enumerate(INPUT_DRAWS):
         g = torch.Generator().manual_seed(100 + k)
         try: outs = _flat_outputs(ref(*[draw(s, g, scale=scale, dist=dist) for s in SpecTemplate(templates)(sizes)]))
         except Exception: return None
