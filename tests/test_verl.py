@@ -70,7 +70,7 @@ def test_planner_overrides_compose_and_validate(data, tmp_path, gpus, cards):
     warnings.filterwarnings('ignore', message='Disabled critic')
     model = 'Qwen/Qwen2.5-Coder-1.5B-Instruct'
     plan = plan_training(model, gpus, lora=False, rollout_batch=2, group_size=8, seq_len=2304)
-    cfg = compose_ppo(verl_overrides(plan, GRPOConfig(batch_size=2, group_size=8), model, data, agent_loop_yaml(tmp_path/'l.yaml')))
+    cfg = compose_ppo(verl_overrides(plan, GRPOConfig(batch_size=2, group_size=8, beta=0.02), model, data, agent_loop_yaml(tmp_path/'l.yaml')))
     got = check_config(cfg)
     assert got['gpus'] == cards and got['answers_per_step'] % cards == 0 and got['reference']     # beta 0.02: a KL anchor
     assert cfg.algorithm.adv_estimator == 'grpo' and cfg.actor_rollout_ref.rollout.tensor_model_parallel_size == 1
