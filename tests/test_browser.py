@@ -58,6 +58,8 @@ def lab(tmp_path_factory):
     work, home = root/'nbs', root/'home'
     work.mkdir(); home.mkdir()
     _copy_notebooks(work)
+    for folder in ('bench', 'cudarl_wb', 'tests'):   # what the notebooks read through `..`, as from nbs/ in a checkout
+        (root/folder).symlink_to(NBS.parent/folder, target_is_directory=True)
     settings = home/'lab-settings'/'@jupyterlab'/'notebook-extension'
     settings.mkdir(parents=True)
     # every cell in the page, not only the ones scrolled into view
