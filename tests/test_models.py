@@ -117,7 +117,7 @@ def test_load_frozen_and_on_a_given_base(tmp_path, batch):
     assert torch.equal(_logits(am, batch['input_ids'])['critic'], _logits(on_given, batch['input_ids'])['critic'])
 
 
-def test_seeds_layout_without_manifest(tmp_path, batch):
+def test_plain_adapter_folders_without_manifest(tmp_path, batch):
     "A folder of plain peft adapters (generator/, optimizer/) whose adapter_config names the base."
     from peft import get_peft_model
     base, tok = build_model('tiny', seed=5)

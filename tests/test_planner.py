@@ -41,14 +41,14 @@ def test_no_arguments_on_a_cpu_machine_succeeds_and_says_so():
     assert d['roles']['generator']['device'] == 'cpu' and d['dtype'] == 'fp32' and d['ray_verl'] is None
 
 
-# the seeds' four examples: (inventory, layout, rollout, generator, optimizer, evaluator, trainer)
-SEEDS = [('8xV100-16GB', 'split-r2', '0,1', '2,5,6', '3,7', '4', '5,6,7'),
+# the design's four example machines: (inventory, layout, rollout, generator, optimizer, evaluator, trainer)
+EXAMPLE_MACHINES = [('8xV100-16GB', 'split-r2', '0,1', '2,5,6', '3,7', '4', '5,6,7'),
          ('4xRTX4090-24GB', 'split-r1', '0', '1', '2', '3', None),
          ('2xRTX3090-24GB', 'split-r1', '0', '1', '1', '1', None),
          ('1xRTX4090-24GB', 'hybrid', '0', '0', '0', '0', None)]
 
 
-@pytest.mark.parametrize('gpus,layout,rollout,gen,opt,ev,trainer', SEEDS)
+@pytest.mark.parametrize('gpus,layout,rollout,gen,opt,ev,trainer', EXAMPLE_MACHINES)
 def test_seed_examples(gpus, layout, rollout, gen, opt, ev, trainer):
     d = plan_json('--gpus', gpus, '--model', Q15)
     assert d['layout'] == layout
