@@ -18,8 +18,8 @@ from .core import *
 __all__ = ['PR_SET_NO_NEW_PRIVS', 'CLONE_NEWNET', 'NR_X86_64', 'AUDIT_ARCH_X86_64', 'CLONE_THREAD', 'STANDINS_C', 'SandboxLimits',
            'apply_rlimits', 'set_no_new_privs', 'enter_network_namespace', 'landlock_abi', 'apply_landlock',
            'cuda_device_files', 'seccomp_program', 'apply_seccomp', 'WorkerContext', 'announce_phases', 'JobOutcome',
-           'SandboxError', 'worker_env', 'Worker', 'file_sha256', 'record_build', 'built_here', 'build_host_library',
-           'call_symbol', 'standin_library', 'probe_confinement', 'main']
+           'SandboxError', 'worker_env', 'Worker', 'record_build', 'built_here', 'build_host_library', 'call_symbol',
+           'standin_library', 'probe_confinement', 'main']
 
 # %% ../nbs/05_sandbox.ipynb #9c4e7936
 @dataclass
@@ -688,14 +688,6 @@ def run(self: Worker, fn, kwargs: dict | None = None, first_limit: float | None 
                     return self._died(w)
                 out = self._on_message(w, data)
             if out is not None: return out
-
-# %% ../nbs/05_sandbox.ipynb #d400a5f3
-def file_sha256(path) -> str:
-    "The sha256 of a file's bytes, hex."
-    h = hashlib.sha256()
-    with open(path, 'rb') as f:
-        for chunk in iter(lambda: f.read(1 << 20), b''): h.update(chunk)
-    return h.hexdigest()
 
 # %% ../nbs/05_sandbox.ipynb #e7db4cea
 _BUILT: dict[str, str] = {}      # resolved library path -> sha256 of the bytes this process built there
