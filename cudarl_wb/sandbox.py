@@ -969,7 +969,7 @@ def stop_server_process(path, grace: float = 2.0) -> int | None:
     pid = server_pid(path)
     if pid is None or pid == os.getpid(): return None
     for sig in (signal.SIGTERM, signal.SIGKILL):
-        try: os.kill(pid, sig); os.kill(pid, signal.SIGCONT)     # a stopped process takes its signal only once continued
+        try: os.kill(pid, sig); os.kill(pid, signal.SIGCONT)     # a stopped process takes its signal only when continued
         except ProcessLookupError: break
         t = time.monotonic()
         while server_pid(path) is not None and time.monotonic() - t < grace: time.sleep(0.05)
