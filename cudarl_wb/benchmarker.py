@@ -8,7 +8,7 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/benchmarker.html.md"""
 from __future__ import annotations
 import ctypes, functools, json, math, os, platform, queue, random, statistics, threading, time
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 import torch
 from fastcore.basics import patch
@@ -23,7 +23,7 @@ __all__ = ['GUARD_BYTES', 'LAUNCH_ERROR_HELPER', 'TRIAL_PLAN', 'BUSY_FRACTION', 
            'process_device_bytes', 'judge_job', 'reference_job', 'peaks_job', 'selftest_job', 'credible_peaks',
            'resolve_devices', 'Evaluator', 'library_sha256', 'library_versions', 'reference_key', 'reference_entry',
            'read_entry', 'seconds_breakdown', 'roofline', 'compile_only', 'summarize', 'evaluate', 'plot_roofline',
-           'c_candidate', 'EvalOptions', 'eval_args', 'eval_command']
+           'c_candidate', 'evaluation_devices', 'eval_request', 'serve_evaluator']
 
 # %% ../nbs/06_benchmarker.ipynb #30faeef6
 def unit_roundoff(dtype) -> float:
@@ -682,10 +682,10 @@ def credible_peaks(measured: dict) -> dict:
 
 # %% ../nbs/06_benchmarker.ipynb #d0a727a4
 def resolve_devices(devices=None) -> list[str]:
-    "None → every GPU ('cuda:0', …), or [] without one; 'cpu', an int, or a list of either."
+    "None → every GPU ('cuda:0', …), or [] without one; 'cpu' ('cpu:K' for several host devices), an int, or a list."
     if devices is None: return [f'cuda:{i}' for i in range(torch.cuda.device_count())] if cuda_available() else []
     if isinstance(devices, (str, int)): devices = [devices]
-    return ['cpu' if str(d) == 'cpu' else (str(d) if str(d).startswith('cuda') else f'cuda:{int(d)}') for d in devices]
+    return [str(d) if str(d).startswith(('cpu', 'cuda')) else f'cuda:{int(d)}' for d in devices]
 
 # %% ../nbs/06_benchmarker.ipynb #db470d6d
 def _slug(s: str) -> str: return ''.join(c if c.isalnum() else '-' for c in s).strip('-')[:80] or 'device'
@@ -696,30 +696,34 @@ def _ref_source(task: Task) -> str:
     except (OSError, TypeError): return getattr(task.reference, '__qualname__', repr(task.reference))
 
 # %% ../nbs/06_benchmarker.ipynb #7a380cdb
+def _on_host(device: str) -> bool: return device.startswith('cpu')
+def _worker_device(device: str) -> str: return 'cpu' if _on_host(device) else device
+
+# %% ../nbs/06_benchmarker.ipynb #0cd9e75c
 class _Slot:
     "A device with its sandbox worker (and, lazily, a trusted worker for references)."
     def __init__(self, device, ev, lock):
         self.device, self.ev, self.lock = device, ev, lock
-        self.worker = Worker(device, ev.limits, preload=('torch', 'cudarl_wb.tasks', 'cudarl_wb.benchmarker'),
+        self.worker = Worker(_worker_device(device), ev.limits, preload=('torch', 'cudarl_wb.tasks', 'cudarl_wb.benchmarker'),
                              selftest=ev._selftest(device))
         self.trusted: Worker | None = None
 
     def trusted_worker(self) -> Worker:
         if self.trusted is None:
             lim = SandboxLimits.from_dict({**self.ev.limits.to_dict(), 'job_timeout': 3600.0})
-            self.trusted = Worker(self.device, lim, trusted=True, preload=('torch', 'cudarl_wb.benchmarker'))
+            self.trusted = Worker(_worker_device(self.device), lim, trusted=True, preload=('torch', 'cudarl_wb.benchmarker'))
         return self.trusted
 
     @property
     def device_name(self) -> str:
         h = self.worker.hello or (self.trusted.hello if self.trusted else None) or {}
-        return h.get('device_name') or (f'cpu-{platform.machine()}-{os.cpu_count()}' if self.device == 'cpu' else self.device)
+        return h.get('device_name') or (f'cpu-{platform.machine()}-{os.cpu_count()}' if _on_host(self.device) else self.device)
 
     def close(self):
         self.worker.close()
         if self.trusted: self.trusted.close()
 
-# %% ../nbs/06_benchmarker.ipynb #0670036f
+# %% ../nbs/06_benchmarker.ipynb #b753cfa6
 class Evaluator:
     "Judge candidate kernels in sandbox workers: correctness, timing, speedups, flags."
     def __init__(self, devices=None, workers_per_device: int = 1, timeout: float = 10.0, trials: int = 5,
@@ -733,7 +737,7 @@ class Evaluator:
         self.trials, self.time_budget, self.arch = trials, time_budget, arch
         self.compile_flags, self.launch_errors, self.use_selftest = tuple(compile_flags), launch_errors, selftest
         self.reference_timing, self.reference_cache = reference_timing, reference_cache
-        self.torch_compile = (self.devices[:1] != ['cpu']) if torch_compile is None else torch_compile
+        self.torch_compile = not any(map(_on_host, self.devices[:1])) if torch_compile is None else torch_compile
         self.compile_threads = compile_threads or max(1, min(8, (os.cpu_count() or 2)))
         self.progress = progress
         locks = {d: threading.Lock() for d in self.devices}
@@ -750,7 +754,7 @@ class Evaluator:
 @patch
 def _selftest(self: Evaluator, device):
     if not self.use_selftest: return None
-    if device == 'cpu': return ('cudarl_wb.benchmarker:selftest_job', {})
+    if _on_host(device): return ('cudarl_wb.benchmarker:selftest_job', {})
     if self._selftest_lib is None:
         cr = self.compile(get_task('relu'), get_task('relu').solution)
         self._selftest_lib = cr.lib_path if cr.ok else ''
@@ -1162,26 +1166,17 @@ def c_candidate(body: str, signature: str = 'void launch(const float* a, const f
     src = f'#include <stdint.h>\n#include <math.h>\n#include <string.h>\n{prelude}\n{signature} {{\n{body}\n}}\n'
     return build_host_library(src, 'candidate', flags=('-O1', '-lm'))
 
+# %% ../nbs/06_benchmarker.ipynb #0699de8c
+def evaluation_devices(plan, node: int = 0) -> list[str]:
+    "The devices ('cuda:K') of the cards `plan` gives to evaluation on `node`; [] on a CPU-only plan."
+    if plan.cpu_only: return []
+    return [f'cuda:{g.index}' for g in sorted(plan.cards_of('evaluator'), key=lambda g: g.index) if g.node == node]
+
 # %% ../nbs/06_benchmarker.ipynb #574e7cbc
-@dataclass
-class EvalOptions:
-    "How `cudarl-wb eval` sets up its `Evaluator`."
-    device: str | None = option(None, "a GPU index, or 'cpu'; when not given, every GPU")
-    timeout: float = option(10.0, 'seconds one call of the candidate may take')
-    trials: int = option(5, 'correctness trials per shape')
-    reference_cache: bool = option(True, 'time the references again instead of reading their times from the cache')
-
-    def evaluator(self) -> Evaluator:
-        return Evaluator(devices=self.device, timeout=self.timeout, trials=self.trials, reference_cache=self.reference_cache)
-
-# %% ../nbs/06_benchmarker.ipynb #88df1dc6
-def eval_args(p):
-    p.add_argument('file', help='CUDA source or a model answer (read as text, built here)')
-    p.add_argument('--task', required=True, help='task name (see `cudarl-wb tasks`)')
-    p.add_argument('--json', action='store_true', help='print the BenchResult as JSON')
-    p.add_argument('--no-time', action='store_true', help='check correctness only')
-    p.add_argument('--profile', action='store_true', help='also print where the seconds went (always in the JSON)')
-    add_options(p, EvalOptions)
+@patch
+def evaluator(self: EvalOptions) -> Evaluator:
+    "The `Evaluator` these options describe."
+    return Evaluator(devices=self.device, timeout=self.timeout, trials=self.trials, reference_cache=self.reference_cache)
 
 # %% ../nbs/06_benchmarker.ipynb #dd35b866
 def _candidate_from_file(path: Path, task: Task):
@@ -1191,38 +1186,6 @@ def _candidate_from_file(path: Path, task: Task):
         from cudarl_wb.compiler import compile_text
         return compile_text(text, task=task)
     return text
-
-# %% ../nbs/06_benchmarker.ipynb #44989dee
-def _print_result(task: Task, r: BenchResult):
-    from rich.console import Console
-    from rich.table import Table
-    t = Table(title=f'{task.name}: {r.verdict.value}', show_header=False)
-    t.add_row('message', r.message)
-    t.add_row('device', r.device)
-    for c in r.checks:
-        t.add_row(f'check {c.shape}', f'{c.passed}/{c.trials} passed, max abs err {c.max_abs_err or 0:.3g}'
-                  + (f' — {c.where}' if c.where else ''))
-    for k in ('kernel_ms', 'eager_ms', 'compiled_ms', 'speedup_eager', 'speedup_compile', 'achieved_gbps', 'peak_fraction'):
-        v = getattr(r, k)
-        if v is not None: t.add_row(k, f'{v:.4g}')
-    if r.flags: t.add_row('flags', ', '.join(r.flags))
-    if r.log.strip(): t.add_row('log', r.log.strip()[-500:])
-    Console().print(t)
-
-# %% ../nbs/06_benchmarker.ipynb #f2c7c449
-def _print_profile(r: BenchResult, wall: float | None = None):
-    from rich.console import Console
-    from rich.table import Table
-    secs = r.extra.get('seconds') or {}
-    t = Table(title='where the seconds went')
-    t.add_column('part'); t.add_column('seconds', justify='right'); t.add_column('note')
-    notes = dict(compile='cache hit' if r.extra.get('cache_hit') else 'built',
-                 references=', '.join(f'{k}: {v}' for k, v in (r.extra.get('reference_cache') or {}).items()))
-    for k, v in secs.items():
-        if k != 'total': t.add_row(k, f'{v:.3f}', notes.get(k, ''))
-    t.add_row('total', f"{secs.get('total', r.seconds):.3f}", 'judging, as the result counts it')
-    if wall is not None: t.add_row('eval', f'{wall:.3f}', 'this command, with the evaluator set up and closed')
-    Console().print(t)
 
 # %% ../nbs/06_benchmarker.ipynb #861aa797
 def _judge_file(ev: Evaluator, task: Task, path: Path, time_it: bool) -> BenchResult:
@@ -1237,17 +1200,35 @@ def _judge_file(ev: Evaluator, task: Task, path: Path, time_it: bool) -> BenchRe
     return r
 
 # %% ../nbs/06_benchmarker.ipynb #0e6ce67b
-def eval_command(args) -> int:
-    import sys
-    try: task = get_task(args.task)
-    except KeyError as e:
-        print(f'cudarl-wb eval: {e.args[0]}', file=sys.stderr); return 1
-    path = Path(args.file)
-    if not path.is_file():
-        print(f'cudarl-wb eval: no such file {path}', file=sys.stderr); return 1
-    t0 = time.perf_counter()
-    with from_options(EvalOptions, args).evaluator() as ev: r = _judge_file(ev, task, path, not args.no_time)
-    if args.json: print(r.to_json(indent=2, default=str))
-    else: _print_result(task, r)
-    if getattr(args, 'profile', False) and not args.json: _print_profile(r, time.perf_counter() - t0)
-    return 0 if r.correct else 1
+_OPEN = threading.Lock()
+
+def _open_evaluator(evaluators: dict, opts: EvalOptions) -> Evaluator:
+    with _OPEN:
+        key = json.dumps(asdict(opts), sort_keys=True)
+        if key not in evaluators: evaluators[key] = opts.evaluator()
+        ev = evaluators[key]
+        ev._mem_refs.clear()
+        return ev
+
+# %% ../nbs/06_benchmarker.ipynb #86e4f32e
+def eval_request(req: dict, evaluators: dict | None = None) -> dict:
+    "Judge `cudarl-wb eval`'s request: {'code': exit status, 'json': the result} or {'code', 'error'}."
+    try: task = get_task(req['task'])
+    except KeyError as e: return dict(code=1, error=str(e.args[0]))
+    path = Path(req['file'])
+    if not path.is_file(): return dict(code=1, error=f'no such file {path}')
+    opts = EvalOptions(**(req.get('options') or {}))
+    keep = evaluators is not None and opts.reference_cache
+    ev = _open_evaluator(evaluators, opts) if keep else opts.evaluator()
+    try: r = _judge_file(ev, task, path, bool(req.get('time_it', True)))
+    finally:
+        if not keep: ev.close()
+    return dict(code=0 if r.correct else 1, json=r.to_json(indent=2, default=str))
+
+# %% ../nbs/06_benchmarker.ipynb #d7bb6c15
+def serve_evaluator(path, idle_timeout: float = 600.0) -> str:
+    "Serve `cudarl-wb eval` requests at `path`, evaluators kept open, until idle for `idle_timeout` s or stopped."
+    evaluators: dict = {}
+    try: return serve_socket(path, lambda req: eval_request(req, evaluators), idle_timeout)
+    finally:
+        for ev in evaluators.values(): ev.close()

@@ -6,10 +6,12 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/cli.html.md"""
 
 # %% ../nbs/17_cli.ipynb #5fdd0706
 from __future__ import annotations
-import argparse, importlib, json, platform, sys
+import argparse, importlib, json, os, platform, sys, time
+from pathlib import Path
 
 # %% auto #0
-__all__ = ['COMMANDS', 'OPTIONAL_STACKS', 'build_parser', 'main', 'machine_info', 'info_args', 'info_command']
+__all__ = ['COMMANDS', 'OPTIONAL_STACKS', 'SERVER_SILENCE', 'build_parser', 'main', 'machine_info', 'info_args', 'info_command',
+           'eval_args', 'eval_command']
 
 # %% ../nbs/17_cli.ipynb #7d1284f3
 COMMANDS = {  # name: (module, one-line help)
@@ -18,7 +20,7 @@ COMMANDS = {  # name: (module, one-line help)
     'compile': ('cudarl_wb.compiler', 'check and build a candidate kernel, with its resource report'),
     'tasks': ('cudarl_wb.tasks', 'list or show the built-in tasks'),
     'data': ('cudarl_wb.data', 'convert KernelBench problems or the SakanaAI archive'),
-    'eval': ('cudarl_wb.benchmarker', 'judge a kernel for a task: correctness, timing, speedups'),
+    'eval': ('cudarl_wb.cli', 'judge a kernel for a task: correctness, timing, speedups'),
     'reward': ('cudarl_wb.reward', 'score a candidate under a reward preset'),
     'curriculum': ('cudarl_wb.curriculum', 'show and plot a saved curriculum'),
     'models': ('cudarl_wb.models', 'model presets, parameter counts, retrain the tokenizer'),
@@ -130,6 +132,149 @@ def info_command(args) -> int:
     from rich.console import Console
     Console().print(_info_table(info))
     return 0
+
+# %% ../nbs/17_cli.ipynb #4ea93578
+def eval_args(p):
+    from cudarl_wb.core import add_options
+    from cudarl_wb.sandbox import EvalOptions
+    p.add_argument('file', nargs='?', help='CUDA source or a model answer (read as text, built here)')
+    p.add_argument('--task', help='task name (see `cudarl-wb tasks`)')
+    p.add_argument('--json', action='store_true', help='print the BenchResult as JSON')
+    p.add_argument('--no-time', action='store_true', help='check correctness only')
+    p.add_argument('--profile', action='store_true', help='also print where the seconds went (always in the JSON)')
+    p.add_argument('--no-server', action='store_true', help='judge in this process, not in the evaluator server')
+    p.add_argument('--stop-server', action='store_true', help="stop this cache folder's evaluator servers and exit")
+    p.add_argument('--server-idle', type=float, default=600.0, help='seconds a server started here waits for the next request (default: 600)')
+    add_options(p, EvalOptions)
+
+# %% ../nbs/17_cli.ipynb #f961b2f7
+def _eval_server_key() -> str:
+    "What an evaluator server's answers depend on besides the request."
+    import cudarl_wb
+    pkg = Path(cudarl_wb.__file__).parent
+    code = [(f.name, f.stat().st_mtime_ns, f.stat().st_size) for f in sorted(pkg.glob('*.py'))]
+    env = {k: v for k, v in os.environ.items()
+           if k.startswith(('CUDARL_', 'CUDA_', 'NVIDIA_')) or k in ('PATH', 'LD_LIBRARY_PATH', 'PYTHONPATH')}
+    return json.dumps([sys.executable, str(pkg), code, env], sort_keys=True)
+
+# %% ../nbs/17_cli.ipynb #4eec5231
+SERVER_SILENCE = 30.0
+
+def _server_argv(path, idle: float) -> list:
+    code = 'import sys; from cudarl_wb.benchmarker import serve_evaluator; print(serve_evaluator(sys.argv[1], float(sys.argv[2])))'
+    return [sys.executable, '-c', code, str(path), str(idle)]
+
+def _bypass(why: str) -> None:
+    print(f'cudarl-wb eval: {why}; judging in this process', file=sys.stderr)
+
+# %% ../nbs/17_cli.ipynb #4484af01
+def _via_server(req: dict, idle: float, prof: dict) -> dict | None:
+    "The evaluator server's reply to `req`, starting a server if needed; None when this process must judge."
+    from cudarl_wb.sandbox import ServerGone, ask_server, server_address, start_server, stop_server_process
+    path = server_address('eval', _eval_server_key())
+    for attempt in range(2):
+        t = time.perf_counter()
+        try:
+            reply = ask_server(path, req, silence=SERVER_SILENCE)
+            prof['request'] = time.perf_counter() - t; return reply
+        except TimeoutError:
+            return _bypass(f'the evaluator server (pid {stop_server_process(path)}) said nothing for {SERVER_SILENCE:g} s and was stopped')
+        except ServerGone as e:
+            if e.connected and attempt: return _bypass('the evaluator server ended twice while judging this file')
+            if e.connected: print('cudarl-wb eval: the evaluator server ended while judging; starting a new one', file=sys.stderr)
+        try: prof['server_start'] = prof.get('server_start', 0.0) + start_server(path, _server_argv(path, idle))
+        except (ServerGone, TimeoutError, OSError) as e:
+            return _bypass(f'the evaluator server did not start ({(str(e).strip().splitlines() or [type(e).__name__])[-1]})')
+    return _bypass('no evaluator server answered')
+
+# %% ../nbs/17_cli.ipynb #9d636707
+def _stop_eval_servers() -> int:
+    from cudarl_wb.sandbox import ServerGone, ask_server, server_address, server_pid, stop_server_process
+    stopped = []
+    for path in sorted(server_address('eval').parent.glob('eval-*.sock')):
+        try: stopped.append(ask_server(path, {'op': 'stop'}, silence=5.0)['stopped'])
+        except ServerGone: path.unlink(missing_ok=True); continue
+        except TimeoutError: stopped.append(stop_server_process(path)); continue
+        t = time.monotonic()
+        while server_pid(path) is not None and time.monotonic() - t < 10: time.sleep(0.05)
+    print(f'stopped {len(stopped)} evaluator server(s)' + (f": pid {', '.join(map(str, stopped))}" if stopped else ''))
+    return 0
+
+# %% ../nbs/17_cli.ipynb #0070938d
+def _print_result(task: str, r):
+    from rich.console import Console
+    from rich.table import Table
+    t = Table(title=f'{task}: {r.verdict.value}', show_header=False)
+    t.add_row('message', r.message)
+    t.add_row('device', r.device)
+    for c in r.checks:
+        t.add_row(f'check {c.shape}', f'{c.passed}/{c.trials} passed, max abs err {c.max_abs_err or 0:.3g}'
+                  + (f' — {c.where}' if c.where else ''))
+    for k in ('kernel_ms', 'eager_ms', 'compiled_ms', 'speedup_eager', 'speedup_compile', 'achieved_gbps', 'peak_fraction'):
+        v = getattr(r, k)
+        if v is not None: t.add_row(k, f'{v:.4g}')
+    if r.flags: t.add_row('flags', ', '.join(r.flags))
+    if r.log.strip(): t.add_row('log', r.log.strip()[-500:])
+    Console().print(t)
+
+# %% ../nbs/17_cli.ipynb #1bdad412
+def _process_seconds() -> float | None:
+    "Seconds since this process started (Linux): the interpreter's start and the imports included."
+    try:
+        ticks = int(Path('/proc/self/stat').read_text().rsplit(')', 1)[1].split()[19])
+        return float(Path('/proc/uptime').read_text().split()[0]) - ticks / os.sysconf('SC_CLK_TCK')
+    except (OSError, ValueError, IndexError): return None
+
+_COMMAND_PARTS = {'start': 'Python and the imports, before the command ran', 'server_start': 'an evaluator server started',
+                  'request': "the server's answer, asked and read"}
+
+# %% ../nbs/17_cli.ipynb #2be5e2d0
+def _print_profile(r, wall: float | None = None, prof: dict | None = None):
+    from rich.console import Console
+    from rich.table import Table
+    secs = r.extra.get('seconds') or {}
+    t = Table(title='where the seconds went')
+    t.add_column('part'); t.add_column('seconds', justify='right'); t.add_column('note')
+    notes = dict(compile='cache hit' if r.extra.get('cache_hit') else 'built',
+                 references=', '.join(f'{k}: {v}' for k, v in (r.extra.get('reference_cache') or {}).items()))
+    for k, v in secs.items():
+        if k != 'total': t.add_row(k, f'{v:.3f}', notes.get(k, ''))
+    t.add_row('total', f"{secs.get('total', r.seconds):.3f}", 'judging, as the result counts it')
+    for k, v in (prof or {}).items():
+        if k in _COMMAND_PARTS: t.add_row(k, f'{v:.3f}', _COMMAND_PARTS[k])
+    if wall is not None: t.add_row('eval', f'{wall:.3f}', 'this command, from its start to the answer')
+    Console().print(t)
+
+# %% ../nbs/17_cli.ipynb #0c95b19b
+def _answer(args, reply: dict, prof: dict, t0: float) -> int:
+    if 'json' not in reply:
+        print(f"cudarl-wb eval: {reply.get('error', reply)}", file=sys.stderr); return int(reply.get('code', 1))
+    from cudarl_wb.core import BenchResult
+    r = BenchResult.from_json(reply['json'])
+    if args.json: print(reply['json'])
+    else: _print_result(args.task, r)
+    if args.profile and not args.json: _print_profile(r, time.perf_counter() - t0 + prof.get('start', 0.0), prof)
+    return int(reply['code'])
+
+# %% ../nbs/17_cli.ipynb #458a4615
+def eval_command(args) -> int:
+    t0, prof = time.perf_counter(), {}
+    if (s := _process_seconds()) is not None: prof['start'] = s
+    if args.stop_server: return _stop_eval_servers()
+    if args.file is None or args.task is None:
+        print('cudarl-wb eval: a FILE and --task are needed (or --stop-server)', file=sys.stderr); return 2
+    path = Path(args.file)
+    if not path.is_file():
+        print(f'cudarl-wb eval: no such file {path}', file=sys.stderr); return 1
+    from dataclasses import asdict
+    from cudarl_wb.core import from_options
+    from cudarl_wb.sandbox import EvalOptions
+    req = dict(file=str(path.resolve()), task=args.task, time_it=not args.no_time, options=asdict(from_options(EvalOptions, args)))
+    reply = None if args.no_server else _via_server(req, args.server_idle, prof)
+    if reply is None:
+        from cudarl_wb.benchmarker import eval_request
+        reply = eval_request(req)
+    return _answer(args, reply, prof, t0)
 
 # %% ../nbs/17_cli.ipynb #5c529d06
 if __name__ == '__main__': sys.exit(main())

@@ -1093,18 +1093,11 @@ def _build_lock(root: Path, key: str, wait: float):
             if got: fcntl.flock(f, fcntl.LOCK_UN)
 
 # %% ../nbs/04_compiler.ipynb #083ee7d0
-def _file_hash(path) -> str:
-    import hashlib
-    h = hashlib.sha256()
-    with open(path, 'rb') as f:
-        for chunk in iter(lambda: f.read(1 << 20), b''): h.update(chunk)
-    return h.hexdigest()
-
 def _load_cached(folder: Path) -> CompileResult | None:
     try: r = CompileResult.from_json((folder/'result.json').read_text())
     except (OSError, ValueError, TypeError, KeyError): return None
     lib = folder/'candidate.so'
-    if r.ok and (not lib.exists() or _file_hash(lib) != r.extra.get('lib_sha256')): return None   # not the library built here
+    if r.ok and (not lib.exists() or file_sha256(lib) != r.extra.get('lib_sha256')): return None   # not the library built here
     r.lib_path = str(lib) if r.ok else None
     try: os.utime(folder)          # recently used: kept by `prune_cache`
     except OSError: pass
@@ -1206,7 +1199,7 @@ def _build(source: str, arch: str, flags, cudart: str, key: str, timeout: float,
         tail = [l for l in log.splitlines() if l.strip()][-3:]
         diagnostics.append(Diagnostic(None, 'error', ' / '.join(tail)[:MAX_MESSAGE_CHARS] or 'nvcc failed without a message'))
     if not timed_out: _inspect_build(tmp, ok, deadline, extra)
-    if ok: extra['lib_sha256'] = _file_hash(tmp/'candidate.so')
+    if ok: extra['lib_sha256'] = file_sha256(tmp/'candidate.so')
     for junk in tmp.iterdir():
         if junk.name not in ('candidate.cu', 'candidate.so'): shutil.rmtree(junk) if junk.is_dir() else junk.unlink()
     extra['mangled'] = [m.group(1) for m in re.finditer(r"Compiling entry function '([^']+)'", log)]

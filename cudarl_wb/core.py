@@ -16,7 +16,8 @@ from contextlib import contextmanager
 __all__ = ['Verdict', 'Record', 'KernelResources', 'Diagnostic', 'StaticIssue', 'CompileResult', 'ShapeCheck', 'BenchResult',
            'atomic_write', 'atomic_write_json', 'restore_dir', 'atomic_dir', 'ProcResult', 'safe_text', 'run_capped',
            'cache_dir', 'assets_dir', 'nvcc_path', 'nvcc_version', 'cuda_available', 'seed_everything', 'content_hash',
-           'option', 'add_options', 'from_options', 'skip_gpu_cells', 'blank_comments', 'save_widget_state']
+           'file_sha256', 'option', 'add_options', 'from_options', 'skip_gpu_cells', 'blank_comments',
+           'save_widget_state']
 
 # %% ../nbs/00_core.ipynb #82fbd8ad
 class Verdict(str, enum.Enum):
@@ -341,6 +342,14 @@ def content_hash(*parts) -> str:
     for p in parts:
         h.update(p if isinstance(p, bytes) else str(p).encode()); h.update(b'\0')
     return h.hexdigest()[:24]
+
+# %% ../nbs/00_core.ipynb #6b4d69d4
+def file_sha256(path) -> str:
+    "The sha256 of a file's bytes, hex."
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for chunk in iter(lambda: f.read(1 << 20), b''): h.update(chunk)
+    return h.hexdigest()
 
 # %% ../nbs/00_core.ipynb #f0fa4a57
 def option(default=None, help: str = '', flag: str | None = None, choices=None):

@@ -6,8 +6,8 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/sandbox.html.md"""
 
 # %% ../nbs/05_sandbox.ipynb #0e30b009
 from __future__ import annotations
-import ctypes, errno, hashlib, json, os, platform, resource, secrets, shutil, signal, struct, subprocess, sys, tempfile
-import threading, time, traceback
+import ctypes, errno, fcntl, hashlib, json, os, platform, resource, secrets, shutil, signal, socket, struct, subprocess, sys
+import tempfile, threading, time, traceback
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -18,8 +18,9 @@ from .core import *
 __all__ = ['PR_SET_NO_NEW_PRIVS', 'CLONE_NEWNET', 'NR_X86_64', 'AUDIT_ARCH_X86_64', 'CLONE_THREAD', 'STANDINS_C', 'SandboxLimits',
            'apply_rlimits', 'set_no_new_privs', 'enter_network_namespace', 'landlock_abi', 'apply_landlock',
            'cuda_device_files', 'seccomp_program', 'apply_seccomp', 'WorkerContext', 'announce_phases', 'JobOutcome',
-           'SandboxError', 'worker_env', 'Worker', 'file_sha256', 'record_build', 'built_here', 'build_host_library',
-           'call_symbol', 'standin_library', 'probe_confinement', 'main']
+           'SandboxError', 'worker_env', 'Worker', 'record_build', 'built_here', 'build_host_library', 'call_symbol',
+           'standin_library', 'probe_confinement', 'server_address', 'serve_socket', 'ServerGone', 'ask_server',
+           'server_pid', 'start_server', 'stop_server_process', 'EvalOptions', 'main']
 
 # %% ../nbs/05_sandbox.ipynb #9c4e7936
 @dataclass
@@ -689,14 +690,6 @@ def run(self: Worker, fn, kwargs: dict | None = None, first_limit: float | None 
                 out = self._on_message(w, data)
             if out is not None: return out
 
-# %% ../nbs/05_sandbox.ipynb #d400a5f3
-def file_sha256(path) -> str:
-    "The sha256 of a file's bytes, hex."
-    h = hashlib.sha256()
-    with open(path, 'rb') as f:
-        for chunk in iter(lambda: f.read(1 << 20), b''): h.update(chunk)
-    return h.hexdigest()
-
 # %% ../nbs/05_sandbox.ipynb #e7db4cea
 _BUILT: dict[str, str] = {}      # resolved library path -> sha256 of the bytes this process built there
 
@@ -822,6 +815,175 @@ def probe_confinement(device: str = 'cpu', limits: SandboxLimits | None = None) 
         return {**w.confinement, 'dropped': list(w.notes), 'kernel': platform.release(), 'machine': platform.machine(),
                 'landlock_abi': landlock_abi()}
     finally: w.close()
+
+# %% ../nbs/05_sandbox.ipynb #7d8edbc2
+def server_address(name: str, key: str = '') -> Path:
+    "The socket path of server `name` for `key`, in a folder only its owner may enter."
+    folder = cache_dir('servers')
+    stem = f'{name}-{content_hash(key)[:16]}.sock'
+    if len(os.fsencode(folder/stem)) > 100:        # a socket's path holds at most 107 bytes
+        folder = Path(tempfile.gettempdir())/f'cudarl-wb-{os.getuid()}-{content_hash(str(folder))[:12]}'
+        folder.mkdir(mode=0o700, exist_ok=True)
+    if folder.stat().st_uid != os.getuid(): raise PermissionError(f'{folder} belongs to another user')
+    os.chmod(folder, 0o700)
+    return folder/stem
+
+# %% ../nbs/05_sandbox.ipynb #2f67b826
+def _send(conn, obj: dict):
+    conn.sendall((json.dumps(obj, default=str) + '\n').encode())
+
+def _peer_uid(conn) -> int:
+    return struct.unpack('3i', conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize('3i')))[1]
+
+def _read_line(conn, limit: int = 1 << 20) -> bytes:
+    buf = b''
+    while not buf.endswith(b'\n'):
+        chunk = conn.recv(65536)
+        if not chunk or len(buf) > limit: break
+        buf += chunk
+    return buf
+
+# %% ../nbs/05_sandbox.ipynb #cc863748
+def _call(handle, req: dict) -> dict:
+    try: return handle(req)
+    except Exception as e: return {'error': f'{type(e).__name__}: {e}', 'trace': traceback.format_exc()[-4000:]}
+
+def _answer(conn, handle, heartbeat: float = 1.0):
+    with conn:
+        try:
+            if _peer_uid(conn) != os.getuid(): return
+            req = json.loads(_read_line(conn))
+        except (OSError, ValueError) as e: req = {'error': f'bad request: {e}'}
+        box: dict = {}
+        t = threading.Thread(target=lambda: box.update(reply=req if 'error' in req else _call(handle, req)), daemon=True)
+        t.start(); t.join(heartbeat)
+        try:
+            while t.is_alive(): _send(conn, {'alive': True}); t.join(heartbeat)
+            _send(conn, {'reply': box['reply']})
+        except OSError: pass          # the client left; nobody is waiting for the reply
+
+# %% ../nbs/05_sandbox.ipynb #22713494
+def _hold_lock(path: Path):
+    "The open lock file of the server at `path` with our pid in it, or None if another server holds it."
+    f = open(path.with_suffix('.lock'), 'a+')
+    try: fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError: f.close(); return None
+    f.seek(0); f.truncate(); f.write(str(os.getpid())); f.flush()
+    return f
+
+def _listen(path: Path) -> socket.socket:
+    path.unlink(missing_ok=True)
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old = os.umask(0o177)              # the socket is born owner-only
+    try: srv.bind(str(path))
+    finally: os.umask(old)
+    srv.listen(64); srv.settimeout(0.25)
+    return srv
+
+# %% ../nbs/05_sandbox.ipynb #9919f159
+def _served_here(path: Path, ino: int) -> bool:
+    try: return path.stat().st_ino == ino
+    except OSError: return False
+
+def serve_socket(path, handle, idle_timeout: float = 600.0, heartbeat: float = 1.0) -> str:
+    "Answer JSON requests at Unix socket `path` with `handle(req) -> dict` until idle, stopped or replaced; says why it ended."
+    path = Path(path)
+    if (lock := _hold_lock(path)) is None: return 'another server holds this address'
+    srv, stop, count = _listen(path), threading.Event(), threading.Lock()
+    ino, started, busy, last = path.stat().st_ino, time.time(), [0], [time.monotonic()]
+    def admin(req):
+        if req.get('op') == 'stop': stop.set(); return {'stopped': os.getpid()}
+        if req.get('op') == 'ping': return {'pid': os.getpid(), 'since': started}
+        return handle(req)
+    def one(conn):
+        try: _answer(conn, admin, heartbeat)
+        finally:
+            with count: busy[0] -= 1; last[0] = time.monotonic()
+    with lock, srv:
+        while not stop.is_set():
+            if not busy[0] and time.monotonic() - last[0] > idle_timeout: break
+            if not _served_here(path, ino): return 'its socket was removed or replaced'
+            try: conn, _ = srv.accept()
+            except (socket.timeout, BlockingIOError): continue
+            with count: busy[0] += 1
+            threading.Thread(target=one, args=(conn,), daemon=True).start()
+        if _served_here(path, ino): path.unlink()
+        t = time.monotonic()
+        while busy[0] and time.monotonic() - t < 5.0: time.sleep(0.02)     # replies in flight (the stop's own) go out
+    return 'asked to stop' if stop.is_set() else 'idle'
+
+# %% ../nbs/05_sandbox.ipynb #e08c9b38
+class ServerGone(ConnectionError):
+    "No server at the address, or it closed the connection without a reply."
+    def __init__(self, msg: str, connected: bool = False):
+        super().__init__(msg); self.connected = connected
+
+# %% ../nbs/05_sandbox.ipynb #75ca4f9f
+def ask_server(path, request: dict, silence: float = 30.0) -> dict:
+    "Send `request` to the server at `path`; its reply (`ServerGone` or `TimeoutError` otherwise)."
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    with s:
+        s.settimeout(min(silence, 5.0))
+        try: s.connect(str(path))
+        except (FileNotFoundError, ConnectionRefusedError) as e: raise ServerGone(f'no server at {path}: {e.strerror}') from None
+        s.settimeout(silence)
+        _send(s, request)
+        try:
+            for line in s.makefile('rb'):
+                if 'reply' in (msg := json.loads(line)): return msg['reply']
+        except socket.timeout: raise TimeoutError(f'the server at {path} said nothing for {silence:g} s') from None
+        except (OSError, ValueError): pass
+        raise ServerGone('the server closed the connection without a reply', connected=True)
+
+# %% ../nbs/05_sandbox.ipynb #7fa95717
+def server_pid(path) -> int | None:
+    "The pid of the server holding `path`'s lock, or None when no server holds it."
+    with open(Path(path).with_suffix('.lock'), 'a+') as f:
+        try: fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            f.seek(0)
+            try: return int(f.read().strip())
+            except ValueError: return None
+        fcntl.flock(f, fcntl.LOCK_UN)
+        return None
+
+# %% ../nbs/05_sandbox.ipynb #0188867d
+def start_server(path, argv: list, timeout: float = 120.0) -> float:
+    "Start `argv`, a process that serves at `path`, and wait until it answers; the seconds it took."
+    t0, path = time.perf_counter(), Path(path)
+    with open(path.with_suffix('.log'), 'ab') as log:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    while time.perf_counter() - t0 < timeout:
+        try:
+            ask_server(path, {'op': 'ping'}, silence=5.0); return time.perf_counter() - t0
+        except ServerGone: pass
+        if proc.poll() is not None and server_pid(path) is None:
+            tail = path.with_suffix('.log').read_bytes()[-2000:].decode(errors='replace')
+            raise ServerGone(f'the server exited ({proc.returncode}) before answering:\n{tail}')
+        time.sleep(0.05)
+    raise TimeoutError(f'the server did not answer within {timeout:g} s')
+
+# %% ../nbs/05_sandbox.ipynb #9a3f2a9e
+def stop_server_process(path, grace: float = 2.0) -> int | None:
+    "End the server holding `path` (SIGTERM, then SIGKILL), for one that no longer answers; its pid."
+    pid = server_pid(path)
+    if pid is None or pid == os.getpid(): return None
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try: os.kill(pid, sig); os.kill(pid, signal.SIGCONT)     # a stopped process takes its signal only when continued
+        except ProcessLookupError: break
+        t = time.monotonic()
+        while server_pid(path) is not None and time.monotonic() - t < grace: time.sleep(0.05)
+        if server_pid(path) is None: break
+    return pid
+
+# %% ../nbs/05_sandbox.ipynb #5720fd7c
+@dataclass
+class EvalOptions:
+    "How `cudarl-wb eval` sets up its `Evaluator`."
+    device: str | None = option(None, "a GPU index, or 'cpu'; when not given, every GPU")
+    timeout: float = option(10.0, 'seconds one call of the candidate may take')
+    trials: int = option(5, 'correctness trials per shape')
+    reference_cache: bool = option(True, 'time the references again instead of reading their times from the cache')
 
 # %% ../nbs/05_sandbox.ipynb #fb438368
 def main(argv=None):

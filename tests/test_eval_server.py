@@ -1,0 +1,71 @@
+"`cudarl-wb eval` through its evaluator server, as a shell runs it: shared by commands, unharmed by hostile kernels."
+import json, os, re, subprocess, sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTILE = ROOT/'tests'/'hostile'
+
+
+def cli(cache, *args, timeout=600):
+    env = {**os.environ, 'CUDARL_CACHE': str(cache),
+           'PYTHONPATH': os.pathsep.join(filter(None, [str(ROOT), os.environ.get('PYTHONPATH')]))}
+    return subprocess.Popen([sys.executable, '-m', 'cudarl_wb.cli', 'eval', *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+
+
+def done(p, timeout=600):
+    out, err = p.communicate(timeout=timeout)
+    return p.returncode, out, err
+
+
+def server_pids(cache):
+    "The pids of the evaluator servers holding a lock in `cache`."
+    from cudarl_wb.sandbox import server_pid
+    return {pid for lock in (Path(cache)/'servers').glob('eval-*.lock') if (pid := server_pid(lock.with_suffix('.sock')))}
+
+
+def test_commands_at_once_share_one_server(tmp_path):
+    "Three commands started together with no server: one server wins the address, every command is answered."
+    from cudarl_wb.tasks import get_task
+    src = tmp_path/'relu.cu'
+    src.write_text(get_task('relu').solution)
+    procs = [cli(tmp_path, str(src), '--task', 'relu', '--json', '--server-idle', '60') for _ in range(3)]
+    runs = [done(p) for p in procs]
+    verdicts = {json.loads(out)['verdict'] for _, out, _ in runs}
+    assert len(verdicts) == 1 and all(code == runs[0][0] for code, _, _ in runs), runs
+    assert not any('judging in this process' in err for _, _, err in runs), [err for _, _, err in runs]
+    assert len(server_pids(tmp_path)) == 1
+    code, out, _ = done(cli(tmp_path, '--stop-server'))
+    assert code == 0 and out.startswith('stopped 1 evaluator server'), out
+    assert not server_pids(tmp_path)
+
+
+def header(path: Path) -> dict:
+    h = dict(re.findall(r'^// (task|expect):[ \t]*(.*)$', path.read_text(), re.M))
+    return dict(task=h['task'].strip(), expect=set(h['expect'].strip().split('|')))
+
+
+@pytest.mark.cuda
+def test_hostile_kernels_through_the_server_leave_it_serving(tmp_path):
+    "Every planted kernel judged by one server as its header says; the server is the same process after, and judges relu correct."
+    from cudarl_wb.tasks import get_task
+    good = tmp_path/'relu.cu'
+    good.write_text(get_task('relu').solution)
+    code, out, err = done(cli(tmp_path, str(good), '--task', 'relu', '--json', '--no-time'))
+    assert code == 0 and json.loads(out)['verdict'] == 'correct', err
+    pids = server_pids(tmp_path)
+    assert len(pids) == 1
+    wrong = []
+    for path in sorted(HOSTILE.glob('*.cu')):
+        h = header(path)
+        code, out, err = done(cli(tmp_path, str(path), '--task', h['task'], '--json'))
+        v = json.loads(out)['verdict']
+        if v not in h['expect']: wrong.append((path.stem, v, h['expect']))
+        assert 'judging in this process' not in err, (path.stem, err)
+        assert server_pids(tmp_path) == pids, path.stem
+    assert not wrong, wrong
+    code, out, _ = done(cli(tmp_path, str(good), '--task', 'relu', '--json'))
+    assert code == 0 and json.loads(out)['verdict'] == 'correct'
+    done(cli(tmp_path, '--stop-server'))
