@@ -303,8 +303,8 @@ def _generate(self: Pipeline, g: int, k: int, live: list[int], tasks, groups, ag
     t0 = time.perf_counter()
     prompts, gens, agent = _sample_turn(k, live, tasks[g:g + 1], groups[g], [tasks[g]] * len(groups[g]), *agents,
                                         len(groups[g]), None if seed is None else seed + 1000 * k + g)
-    self.generating.append((t0, time.perf_counter()))
-    return dict(g=g, k=k, live=live, prompts=prompts, gens=gens, agent=agent, gen_s=time.perf_counter() - t0,
+    self.generating.append((t0, t1 := time.perf_counter()))
+    return dict(g=g, k=k, live=live, prompts=prompts, gens=gens, agent=agent, gen_s=t1 - t0,
                 pairs=[(tasks[g], x.text) for x in gens])
 
 @patch
