@@ -23,8 +23,8 @@ from .grpo import Sample, StepConfig, samples_of, grpo_step, _batched_logprobs, 
 
 # %% auto #0
 __all__ = ['GRPOConfig', 'heldout_compositions', 'training_tasks', 'split_line', 'episode_metrics', 'save_agents', 'GRPOTrainer',
-           'overlap_s', 'Pipeline', 'peak_memory', 'eval_score', 'plot_training', 'train_args', 'train_command',
-           'run_summary']
+           'overlap_s', 'Pipeline', 'peak_memory', 'worker_device_bytes', 'eval_score', 'plot_training', 'train_args',
+           'train_command', 'run_summary']
 
 # %% ../nbs/14_trainer.ipynb #f5d0e71d
 @dataclass
@@ -46,7 +46,7 @@ class GRPOConfig(StepConfig):
     procedural: int = option(200, 'procedural training tasks mixed into the curriculum')
     suite: bool = option(True, 'train on procedural compositions only, the kind the held-out set holds', flag='--no-suite')
     tasks: str = option('builtin,procedural', 'training tasks: builtin, tier:K, procedural[:N], kernelbench:PATH[:LEVELS], joined with , or +')
-    pipeline: bool = option(True, 'judge one group of answers while the next group is generated', flag='--no-pipeline')
+    pipeline: bool = option(True, 'generate every group, then judge them all (no judging during generation)', flag='--no-pipeline')
     eval_tasks: int = option(8, 'held-out procedural compositions, evaluated greedily')
     eval_every: int = option(0, 'steps between evaluations (0: at the start and the end)')
     start_tier: int = option(0, 'the curriculum tier to start at')
@@ -363,6 +363,18 @@ def peak_memory(device, into: dict, key: str):
     try: yield
     finally: torch.cuda.synchronize(device); into[key] = torch.cuda.max_memory_allocated(device)
 
+# %% ../nbs/14_trainer.ipynb #6689cdbf
+def worker_device_bytes(tester, device) -> int | None:
+    "Device memory the Tester's sandbox workers hold on `device`'s card as NVML counts it (None where it cannot tell)."
+    if torch.device(device).type != 'cuda' or tester.mode != 'full': return None
+    pids = {w.proc.pid for s in tester.evaluator.slots for w in (s.worker, s.trusted) if w is not None and w.proc is not None}
+    try:
+        import pynvml
+        from cudarl_wb.benchmarker import _nvml_handle
+        running = pynvml.nvmlDeviceGetComputeRunningProcesses(_nvml_handle(torch.device(device).index or 0))
+    except Exception: return None
+    return sum(p.usedGpuMemory or 0 for p in running if p.pid in pids) or None
+
 # %% ../nbs/14_trainer.ipynb #5b396e42
 def _in_band(episodes, cfg) -> list:
     "The episodes of the tasks whose pass rate is inside `cfg`'s band (all of them at the full band 0 to 1)."
@@ -395,7 +407,9 @@ def train_step(self: GRPOTrainer) -> dict:
     metrics['update_s'] = time.perf_counter() - t1
     metrics['step_s'] = time.perf_counter() - t0
     metrics['judging_share'] = (metrics['judging_s'] - hidden) / metrics['step_s']   # the judging the step waited for
-    if self.plan is not None and memory: metrics.update(memory_check(self.plan, memory, self.device.index or 0))
+    if self.plan is not None and memory:
+        if (w := worker_device_bytes(self.tester, self.device)): memory['evaluator'] = w
+        metrics.update(memory_check(self.plan, memory, self.device.index or 0))
     self.step += 1
     save_transcripts(self.out/'transcripts.jsonl', episodes, append=True)
     return metrics
@@ -545,7 +559,8 @@ def _trains_lora(cfg: GRPOConfig) -> bool:
 # %% ../nbs/14_trainer.ipynb #5f2bad21
 def train_args(p: argparse.ArgumentParser):
     add_options(p, GRPOConfig, skip=('max_grad_norm', 'threshold', 'procedural'))
-    p.add_argument('--pipeline', dest='pipeline', action='store_true', default=True, help='judge while generating (the default)')
+    p.add_argument('--pipeline', dest='pipeline', action='store_true', default=True,
+                   help="judge one group's answers while the next group is generated (the default)")
     p.add_argument('--resume', action='store_true', help='continue the run in --output-dir')
     p.add_argument('--no-plan', action='store_true', help='skip the GPU planner')
 
