@@ -308,6 +308,17 @@ def _generate(self: Pipeline, g: int, k: int, live: list[int], tasks, groups, ag
                 pairs=[(tasks[g], x.text) for x in gens])
 
 @patch
+def _first_turn(self: Pipeline, tasks, groups, agents, seed) -> list[dict]:
+    "Turn 0 of every group in one batched generation, as the serial step makes it: one unit per group."
+    n, flat = len(groups[0]), [ep for g in groups for ep in g]
+    t0 = time.perf_counter()
+    prompts, gens, agent = _sample_turn(0, list(range(len(flat))), tasks, flat, [t for t in tasks for _ in range(n)], *agents, n, seed)
+    self.generating.append((t0, t1 := time.perf_counter()))
+    part = lambda xs, g: xs[g * n:(g + 1) * n]
+    return [dict(g=g, k=0, live=list(range(n)), prompts=part(prompts, g), gens=part(gens, g), agent=agent, gen_s=(t1 - t0) / len(groups),
+                 pairs=[(t, x.text) for x in part(gens, g)]) for g, t in enumerate(tasks)]
+
+@patch
 def _submit(self: Pipeline, unit: dict):
     unit['future'] = self.thread.submit(_check_job, self.tester, self.checker, unit['pairs'])
 
@@ -329,17 +340,19 @@ def _finish(self: Pipeline, u: dict, groups, threshold: float, max_turns: int) -
 @patch
 def run(self: Pipeline, tasks, generator, optimizer, group_size: int = 8, max_turns: int = 4, threshold: float = 0.8,
         seed: int | None = 0, final: str = 'best', credit: dict | None = None) -> list[Episode]:
-    "`run_episodes`' episodes, one group's turn at a time, judged while the next is generated."
+    "`run_episodes`' episodes, each group's turns judged while another group's are generated."
     tasks = [get_task(t) if isinstance(t, str) else t for t in tasks]
     groups = [[Episode(t.name, group=g, member=m, seed=seed, mode=self.tester.mode) for m in range(group_size)]
               for g, t in enumerate(tasks)]
-    todo, pending = collections.deque((g, 0, list(range(group_size))) for g in range(len(tasks))), None
-    while todo or pending:
-        unit = self._generate(*todo.popleft(), tasks, groups, (generator, optimizer), seed) if todo else None
-        if pending is not None and (live := self._finish(pending, groups, threshold, max_turns)):
-            todo.append((pending['g'], pending['k'] + 1, live))
-        if unit is not None: self._submit(unit)
-        pending = unit
+    ready = collections.deque(self._first_turn(tasks, groups, (generator, optimizer), seed))
+    todo, judging = collections.deque(), None
+    while ready or todo or judging:
+        if judging is None and ready: self._submit(judging := ready.popleft())
+        if todo and (judging is None or not judging['future'].done()):
+            ready.append(self._generate(*todo.popleft(), tasks, groups, (generator, optimizer), seed))
+        elif judging is not None:
+            if (live := self._finish(judging, groups, threshold, max_turns)): todo.append((judging['g'], judging['k'] + 1, live))
+            judging = None
     episodes = [ep for g in groups for ep in g]
     for ep in episodes: _credit(ep, final, **(credit or {}))
     return episodes
