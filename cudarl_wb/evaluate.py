@@ -166,7 +166,7 @@ def plot(results: list[TaskResult], label: str = '', ax=None):
 @dataclass
 class EvalConfig:
     "What `cudarl-wb evaluate` runs."
-    tasks: str = option('builtin', 'task set: builtin, tier:K, heldout:N, kernelbench:PATH[:LEVELS], joined with +')
+    tasks: str = option('builtin', 'task set: builtin, tier:K, procedural:N, heldout:N, kernelbench:PATH[:LEVELS], joined with , or +')
     turns: int = option(2, 'turns per episode (1: single shot)')
     samples: int = option(1, 'episodes per task (1: greedy)')
     kernels: str | None = option(None, 'judge the kernel files of this folder instead of a model')
