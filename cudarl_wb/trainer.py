@@ -342,6 +342,7 @@ def run(self: Pipeline, tasks, generator, optimizer, group_size: int = 8, max_tu
         seed: int | None = 0, final: str = 'best', credit: dict | None = None) -> list[Episode]:
     "`run_episodes`' episodes, each group's turns judged while another group's are generated."
     tasks = [get_task(t) if isinstance(t, str) else t for t in tasks]
+    if not tasks: return []
     groups = [[Episode(t.name, group=g, member=m, seed=seed, mode=self.tester.mode) for m in range(group_size)]
               for g, t in enumerate(tasks)]
     ready = collections.deque(self._first_turn(tasks, groups, (generator, optimizer), seed))
