@@ -272,6 +272,7 @@ def _check_job(tester, checker, pairs):
         out = (tasks, crs, checker._bench(tasks, crs))
     return out, (t0, time.perf_counter())
 
+# %% ../nbs/14_trainer.ipynb #fc9efa9d
 def _timed_reports(tester, tasks, crs, checked) -> list:
     "Time the candidates `checked` found correct (in the window) and write every report."
     benches = list(checked)
@@ -307,6 +308,9 @@ def _generate(self: Pipeline, g: int, k: int, live: list[int], tasks, groups, ag
     return dict(g=g, k=k, live=live, prompts=prompts, gens=gens, agent=agent, gen_s=t1 - t0,
                 pairs=[(tasks[g], x.text) for x in gens])
 
+
+
+# %% ../nbs/14_trainer.ipynb #89ef5379
 @patch
 def _first_turn(self: Pipeline, tasks, groups, agents, seed) -> list[dict]:
     "Turn 0 of every group in one batched generation, as the serial step makes it: one unit per group."
