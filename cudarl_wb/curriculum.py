@@ -12,7 +12,8 @@ from fastcore.basics import patch
 from .core import *
 
 # %% auto #0
-__all__ = ['tiers_from_tasks', 'geometric_mean', 'window_stats', 'Curriculum', 'curriculum_args', 'curriculum_command']
+__all__ = ['tiers_from_tasks', 'task_set', 'heldout_split', 'geometric_mean', 'window_stats', 'Curriculum', 'curriculum_args',
+           'curriculum_command']
 
 # %% ../nbs/08_curriculum.ipynb #254701ea
 def tiers_from_tasks(tasks=None) -> dict[int, list[str]]:
@@ -23,6 +24,53 @@ def tiers_from_tasks(tasks=None) -> dict[int, list[str]]:
     out: dict[int, list[str]] = {}
     for t in tasks: out.setdefault(int(t.tier), []).append(t.name)
     return {k: sorted(v) for k, v in sorted(out.items())}
+
+# %% ../nbs/08_curriculum.ipynb #4bfa8697
+def _kernelbench(path: str, levels: str | None) -> list:
+    from cudarl_wb.data import load_kernelbench
+    lv = [int(x) for x in levels.split(',')] if levels else None
+    tasks, skipped = [], []
+    for l in (lv or [None]):
+        t, s = load_kernelbench(path, level=l, progress=True); tasks += t; skipped += s
+    if skipped: print(f'kernelbench: {len(tasks)} problems converted, {len(skipped)} skipped')
+    return tasks
+
+# %% ../nbs/08_curriculum.ipynb #1092eb70
+def _set_parts(spec: str) -> list[str]:
+    "The parts of a task-set name: split at ',' and '+', a bare level number rejoined to its KernelBench part."
+    out = []
+    for p in (x.strip() for x in spec.replace('+', ',').split(',')):
+        if not p: continue
+        if p.isdigit() and out and out[-1].startswith('kernelbench:') and out[-1].rpartition(':')[2].replace(',', '').isdigit():
+            out[-1] += ',' + p
+        else: out.append(p)
+    return out
+
+# %% ../nbs/08_curriculum.ipynb #f435d21a
+def task_set(spec: str, seed: int = 0) -> list:
+    "The tasks a set's name stands for (see above)."
+    from cudarl_wb.tasks import TASKS, procedural_tasks
+    out = []
+    for part in _set_parts(spec):
+        kind, _, arg = part.partition(':')
+        if kind == 'builtin': out += [t for t in TASKS.values() if t.family == 'builtin' and t.solution]
+        elif kind == 'tier': out += [t for t in TASKS.values() if t.family == 'builtin' and t.tier == int(arg)]
+        elif kind == 'heldout': out += procedural_tasks(int(arg or 32), seed=seed + 7919, split='heldout')
+        elif kind == 'procedural': out += procedural_tasks(int(arg or 200), seed=seed, split='train')
+        elif kind == 'kernelbench':
+            path, _, levels = arg.rpartition(':') if ':' in arg else (arg, '', '')
+            out += _kernelbench(path, levels or None)
+        else: raise ValueError(f'unknown task set {part!r}: builtin, tier:K, procedural:N, heldout:N or kernelbench:PATH[:LEVELS]')
+    return out
+
+# %% ../nbs/08_curriculum.ipynb #21f071d8
+def heldout_split(tasks: list, share: float = 0.2) -> tuple[list, list]:
+    "(train, held out): `share` of `tasks` (at least one of two or more) set aside by a stable hash of their names."
+    import hashlib
+    h = lambda t: hashlib.sha256(f'heldout:{t.name}'.encode()).hexdigest()
+    k = max(1, round(share * len(tasks))) if len(tasks) >= 2 else 0
+    held = {t.name for t in sorted(tasks, key=h)[:k]}
+    return [t for t in tasks if t.name not in held], [t for t in tasks if t.name in held]
 
 # %% ../nbs/08_curriculum.ipynb #59cc65c5
 def _normalise_tiers(tiers: dict) -> dict[int, list[str]]:

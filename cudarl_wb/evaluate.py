@@ -13,8 +13,8 @@ from .core import *
 from .tasks import Task, TASKS, get_task, procedural_tasks
 
 # %% auto #0
-__all__ = ['FAST_PS', 'TaskResult', 'fast_p', 'geomean_speedup', 'summarize', 'by_group', 'task_set', 'evaluate_kernels',
-           'evaluate_model', 'report', 'plot', 'EvalConfig', 'evaluate_args', 'evaluate_command']
+__all__ = ['FAST_PS', 'TaskResult', 'fast_p', 'geomean_speedup', 'summarize', 'by_group', 'evaluate_kernels', 'evaluate_model',
+           'report', 'plot', 'EvalConfig', 'evaluate_args', 'evaluate_command']
 
 # %% ../nbs/15_evaluate.ipynb #6cc4db80
 @dataclass
@@ -71,28 +71,7 @@ def by_group(results: list[TaskResult], key: str = 'tier') -> dict:
     return {k: summarize(v) for k, v in sorted(groups.items())}
 
 # %% ../nbs/15_evaluate.ipynb #24d67782
-def _kernelbench(path: str, levels: str | None) -> list[Task]:
-    from cudarl_wb.data import load_kernelbench
-    lv = [int(x) for x in levels.split(',')] if levels else None
-    tasks, skipped = [], []
-    for l in (lv or [None]):
-        t, s = load_kernelbench(path, level=l, progress=True); tasks += t; skipped += s
-    if skipped: print(f'kernelbench: {len(tasks)} problems converted, {len(skipped)} skipped')
-    return tasks
-
-def task_set(spec: str, seed: int = 0) -> list[Task]:
-    "The tasks a set's name stands for (see above)."
-    out = []
-    for part in filter(None, spec.split('+')):
-        kind, _, arg = part.partition(':')
-        if kind == 'builtin': out += [t for t in TASKS.values() if t.family == 'builtin' and t.solution]
-        elif kind == 'tier': out += [t for t in TASKS.values() if t.family == 'builtin' and t.tier == int(arg)]
-        elif kind == 'heldout': out += procedural_tasks(int(arg or 32), seed=seed + 7919, split='heldout')
-        elif kind == 'kernelbench':
-            path, _, levels = arg.rpartition(':') if ':' in arg else (arg, '', '')
-            out += _kernelbench(path, levels or None)
-        else: raise ValueError(f'unknown task set {part!r}: builtin, tier:K, heldout:N or kernelbench:PATH[:LEVELS]')
-    return out
+from .curriculum import task_set
 
 # %% ../nbs/15_evaluate.ipynb #fbf9c7be
 def _result(task: Task, report, source: str, turns: int = 1, seconds: float = 0.0) -> TaskResult:
@@ -187,7 +166,7 @@ def plot(results: list[TaskResult], label: str = '', ax=None):
 @dataclass
 class EvalConfig:
     "What `cudarl-wb evaluate` runs."
-    tasks: str = option('builtin', 'task set: builtin, tier:K, heldout:N, kernelbench:PATH[:LEVELS], joined with +')
+    tasks: str = option('builtin', 'task set: builtin, tier:K, procedural:N, heldout:N, kernelbench:PATH[:LEVELS], joined with , or +')
     turns: int = option(2, 'turns per episode (1: single shot)')
     samples: int = option(1, 'episodes per task (1: greedy)')
     kernels: str | None = option(None, 'judge the kernel files of this folder instead of a model')

@@ -21,7 +21,7 @@ __all__ = ['GIB', 'CARDS', 'BUILTIN_MODELS', 'DEFAULT_MODEL', 'CONTEXT_GIB', 'HE
            'activation_gib', 'PlanConfig', 'Load', 'CardUse', 'learner_loads', 'valid_tp', 'rollout_fixed_loads',
            'hf_workspace_gib', 'kv_gib_per_sequence', 'Group', 'Layout', 'split_layout', 'hybrid_layout',
            'candidate_layouts', 'Problem', 'Placement', 'evaluate_layout', 'PlanError', 'resolve_dtype', 'Plan',
-           'compile_workers', 'plan_training', 'suggest_fixes', 'plan_args', 'plan_command']
+           'compile_workers', 'plan_training', 'suggest_fixes', 'plan_args', 'plan_command', 'memory_check']
 
 # %% ../nbs/01_gpu_planner.ipynb #030809ab
 GIB = 2**30
@@ -1249,3 +1249,16 @@ def plan_command(args) -> int:
     _print_plan_table(plan)
     if args.plot: print(f'picture: {args.plot}')
     return 0
+
+# %% ../nbs/01_gpu_planner.ipynb #07a9f9c4
+def memory_check(plan: Plan, measured: dict, card: int = 0) -> dict:
+    "Measured bytes per phase ('rollout', 'train') or role beside the plan's estimate on `card`: GiB each, and their ratio."
+    u = next((u for u in plan.uses if u.gpu.index == card), None)
+    if u is None: return {}
+    out = {}
+    for k, got in measured.items():
+        if k in ('rollout', 'train'): est = sum(l.gib for l in u.loads if l.role != 'evaluator' and l.phase in ('resident', k))
+        else: est = u.role_gib(k)
+        out.update({f'memory/{k}_estimate_gib': est, f'memory/{k}_measured_gib': got / GIB,
+                    f'memory/{k}_ratio': got / GIB / est if est else None})
+    return out

@@ -6,22 +6,25 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/trainer.html.md"""
 
 # %% ../nbs/14_trainer.ipynb #941a3132
 from __future__ import annotations
-import argparse, collections, contextlib, math, random, shutil, statistics, sys, time
+import argparse, collections, contextlib, math, random, shutil, statistics, sys, threading, time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 import torch
 from fastcore.basics import patch
 from .core import *
-from .tasks import get_task, procedural_tasks, TASKS
-from .curriculum import Curriculum, tiers_from_tasks
+from .tasks import get_task, procedural_tasks, register, TASKS
+from .curriculum import Curriculum, tiers_from_tasks, task_set, heldout_split, _set_parts
 from .agents import Generator, Optimizer, Sampling, Tester
-from .episode import run_episodes, save_transcripts, load_transcripts
+from .episode import Episode, Turn, run_episodes, save_transcripts, load_transcripts, _sample_turn, _add_turn, _credit
+from .gpu_planner import memory_check
 from .sft import start_agents, master_dtype, _device_name
 from .grpo import Sample, StepConfig, samples_of, grpo_step, _batched_logprobs, pass_rates, informative_tasks
 
 # %% auto #0
-__all__ = ['GRPOConfig', 'heldout_compositions', 'episode_metrics', 'save_agents', 'GRPOTrainer', 'eval_score', 'plot_training',
-           'train_args', 'train_command', 'run_summary']
+__all__ = ['GRPOConfig', 'heldout_compositions', 'training_tasks', 'split_line', 'episode_metrics', 'save_agents', 'GRPOTrainer',
+           'overlap_s', 'Pipeline', 'peak_memory', 'worker_device_bytes', 'eval_score', 'plot_training', 'train_args',
+           'train_command', 'run_summary']
 
 # %% ../nbs/14_trainer.ipynb #f5d0e71d
 @dataclass
@@ -42,6 +45,8 @@ class GRPOConfig(StepConfig):
     reward_preset: str = option('ours', 'the reward weighting (see 07_reward)')
     procedural: int = option(200, 'procedural training tasks mixed into the curriculum')
     suite: bool = option(True, 'train on procedural compositions only, the kind the held-out set holds', flag='--no-suite')
+    tasks: str = option('builtin,procedural', 'training tasks: builtin, tier:K, procedural[:N], kernelbench:PATH[:LEVELS], joined with , or +')
+    pipeline: bool = option(True, 'generate every group, then judge them all (no judging during generation)', flag='--no-pipeline')
     eval_tasks: int = option(8, 'held-out procedural compositions, evaluated greedily')
     eval_every: int = option(0, 'steps between evaluations (0: at the start and the end)')
     start_tier: int = option(0, 'the curriculum tier to start at')
@@ -66,6 +71,27 @@ def lr_for(self: GRPOConfig, mode: str) -> float:
 def heldout_compositions(n: int, seed: int = 0) -> list:
     "The `n` held-out procedural compositions a run with `seed` evaluates on (none is in any training pool)."
     return procedural_tasks(n, seed=seed + 7919, split='heldout')
+
+# %% ../nbs/14_trainer.ipynb #f99f8f27
+def training_tasks(cfg: GRPOConfig) -> tuple[list, list]:
+    "(the training pool, the converted problems held out for evaluation) of a run's `tasks`."
+    parts = [f'procedural:{cfg.procedural}' if p == 'procedural' else p for p in _set_parts(cfg.tasks)
+             if cfg.suite or p != 'builtin']
+    pool = task_set(','.join(parts), cfg.seed)
+    converted = [t for t in pool if t.family == 'kernelbench']
+    for t in converted:
+        if TASKS.get(t.name) is not t: register(t, replace=True)
+    held = {t.name for t in heldout_split(converted)[1]}
+    return [t for t in pool if t.name not in held], [t for t in pool if t.name in held]
+
+# %% ../nbs/14_trainer.ipynb #78cd54ad
+def split_line(pool: list, eval_names: list[str]) -> str:
+    "One line: what a run trains on and what it evaluates on, by family; raises if a task is in both."
+    both = {t.name for t in pool} & set(eval_names)
+    if both: raise ValueError(f'tasks both trained and evaluated: {sorted(both)[:5]}')
+    count = lambda fams: ', '.join(f'{n} {f}' for f, n in collections.Counter(fams).most_common())
+    return (f'training on {len(pool)} tasks ({count(t.family for t in pool)}); evaluating on {len(eval_names)} held-out '
+            f'({count(get_task(n).family for n in eval_names)}); no task in both')
 
 # %% ../nbs/14_trainer.ipynb #a2b6e06a
 def episode_metrics(episodes) -> dict:
@@ -142,9 +168,11 @@ class GRPOTrainer:
         trains = 'full' if self.models.lora is None else ('adapted' if self.models.mode == 'full' else 'lora')
         self.optimizers = {a: torch.optim.AdamW(self.models.parameters_of(a), lr=cfg.lr_for(trains), weight_decay=0.0)
                            for a in self.models.agents}
+        self.pool, held = training_tasks(cfg)
         self.curriculum = self._curriculum(resuming)
-        self.eval_set = [t.name for t in heldout_compositions(cfg.eval_tasks, cfg.seed)]
-        self.step, self.history, self.evals, self.best_score = 0, [], [], -math.inf
+        self.eval_set = [t.name for t in heldout_compositions(cfg.eval_tasks, cfg.seed)] + [t.name for t in held]
+        self.log(split_line(self.pool, self.eval_set))
+        self.step, self.history, self.evals, self.best_score, self.plan = 0, [], [], -math.inf, None
         if resuming: self._restore()
 
 def _prepare_process(device):
@@ -210,8 +238,7 @@ def _reference_for(self: GRPOTrainer, agent):
 @patch
 def _curriculum(self: GRPOTrainer, resuming: bool) -> Curriculum:
     cfg = self.cfg
-    pool = ([t for t in TASKS.values() if t.solution] if cfg.suite else []) + procedural_tasks(cfg.procedural, seed=cfg.seed, split='train')
-    cur = Curriculum(tiers_from_tasks(pool), window=max(16, cfg.batch_size * cfg.group_size * 2),
+    cur = Curriculum(tiers_from_tasks(self.pool), window=max(16, cfg.batch_size * cfg.group_size * 2),
                      gpu=self.mode == 'full', seed=cfg.seed, demote=cfg.demote)
     if cfg.start_tier and not resuming: cur.set_tier(cfg.start_tier, reason=f'start_tier={cfg.start_tier}')
     return cur
@@ -221,6 +248,150 @@ def _autocast(self: GRPOTrainer):
     if self.device.type == 'cuda' and torch.cuda.is_bf16_supported():
         return torch.autocast('cuda', dtype=torch.bfloat16)
     return contextlib.nullcontext()
+
+# %% ../nbs/14_trainer.ipynb #73263a39
+def overlap_s(a: list[tuple], b: list[tuple]) -> float:
+    "Seconds during which an interval of `a` and one of `b` both ran (each list's own intervals disjoint)."
+    return sum(max(0.0, min(e1, e2) - max(s1, s2)) for s1, e1 in a for s2, e2 in b)
+
+# %% ../nbs/14_trainer.ipynb #abb71b6b
+def _quiet_card(tester, device) -> bool:
+    "Whether `tester` times kernels on the card that generates on `device`."
+    if torch.device(device).type != 'cuda' or not tester.time_it or tester.mode != 'full': return False
+    index = lambda d: torch.device(d).index or 0
+    return any(d.startswith('cuda') and index(d) == index(device) for d in tester.evaluator.devices)
+
+# %% ../nbs/14_trainer.ipynb #5dd085d7
+def _check_job(tester, checker, pairs):
+    "Judge (task, answer) `pairs` fully, or with `checker` compile and check them only; with the interval it ran."
+    t0 = time.perf_counter()
+    if checker is None: out = tester.test_many(pairs)
+    else:
+        tasks = [get_task(t) if isinstance(t, str) else t for t, _ in pairs]
+        crs = tester._compile(tasks, [x for _, x in pairs])
+        out = (tasks, crs, checker._bench(tasks, crs))
+    return out, (t0, time.perf_counter())
+
+# %% ../nbs/14_trainer.ipynb #fc9efa9d
+def _timed_reports(tester, tasks, crs, checked) -> list:
+    "Time the candidates `checked` found correct (in the window) and write every report."
+    benches = list(checked)
+    redo = [i for i, b in enumerate(checked) if b.verdict is Verdict.CORRECT]
+    if redo:
+        for i, b in zip(redo, tester._bench([tasks[i] for i in redo], [crs[i] for i in redo])): benches[i] = b
+    return [tester._report(t, cr, b) for t, cr, b in zip(tasks, crs, benches)]
+
+# %% ../nbs/14_trainer.ipynb #34dc4104
+class Pipeline:
+    "Generation on this thread, judging on one other: a group's answers are judged while the next group's are generated."
+    def __init__(self, tester, quiet_card: bool = False):
+        self.tester = tester
+        self.checker = (Tester(evaluator=tester.evaluator, reward_preset=tester.reward_preset, arch=tester.arch, time_it=False,
+                               workers=tester.workers) if quiet_card else None)
+        self.thread = ThreadPoolExecutor(1, thread_name_prefix='cudarl-judge')
+        self.generating, self.judging = [], []
+
+    def __enter__(self): return self
+    def __exit__(self, *exc): self.thread.shutdown(wait=True)
+
+    @property
+    def hidden_s(self) -> float: return overlap_s(self.generating, self.judging)
+
+# %% ../nbs/14_trainer.ipynb #2d7282d1
+@patch
+def _generate(self: Pipeline, g: int, k: int, live: list[int], tasks, groups, agents, seed) -> dict:
+    "Turn `k` of group `g`'s `live` episodes, generated here and submitted for judging."
+    t0 = time.perf_counter()
+    prompts, gens, agent = _sample_turn(k, live, tasks[g:g + 1], groups[g], [tasks[g]] * len(groups[g]), *agents,
+                                        len(groups[g]), None if seed is None else seed + 1000 * k + g)
+    self.generating.append((t0, t1 := time.perf_counter()))
+    return dict(g=g, k=k, live=live, prompts=prompts, gens=gens, agent=agent, gen_s=t1 - t0,
+                pairs=[(tasks[g], x.text) for x in gens])
+
+
+
+# %% ../nbs/14_trainer.ipynb #89ef5379
+@patch
+def _first_turn(self: Pipeline, tasks, groups, agents, seed) -> list[dict]:
+    "Turn 0 of every group in one batched generation, as the serial step makes it: one unit per group."
+    n, flat = len(groups[0]), [ep for g in groups for ep in g]
+    t0 = time.perf_counter()
+    prompts, gens, agent = _sample_turn(0, list(range(len(flat))), tasks, flat, [t for t in tasks for _ in range(n)], *agents, n, seed)
+    self.generating.append((t0, t1 := time.perf_counter()))
+    part = lambda xs, g: xs[g * n:(g + 1) * n]
+    return [dict(g=g, k=0, live=list(range(n)), prompts=part(prompts, g), gens=part(gens, g), agent=agent, gen_s=(t1 - t0) / len(groups),
+                 pairs=[(t, x.text) for x in part(gens, g)]) for g, t in enumerate(tasks)]
+
+@patch
+def _submit(self: Pipeline, unit: dict):
+    unit['future'] = self.thread.submit(_check_job, self.tester, self.checker, unit['pairs'])
+
+# %% ../nbs/14_trainer.ipynb #eac95cf8
+@patch
+def _finish(self: Pipeline, u: dict, groups, threshold: float, max_turns: int) -> list[int]:
+    "Wait for unit `u`'s judging, add its turns; the members of its group that go on."
+    out, span = u['future'].result()
+    self.judging.append(span)
+    if self.checker is not None:
+        t = time.perf_counter(); reports = _timed_reports(self.tester, *out); self.judging.append((t, time.perf_counter()))
+    else: reports = out
+    judged = sum(e - s for s, e in self.judging[-2 if self.checker is not None else -1:])
+    share = dict(generate=u['gen_s'] / len(u['live']), test=judged / len(u['live']))
+    return [i for i, msgs, gen, rep in zip(u['live'], u['prompts'], u['gens'], reports)
+            if _add_turn(groups[u['g']][i], Turn(u['k'], u['agent'], msgs, gen, rep, seconds=share), threshold, max_turns)]
+
+# %% ../nbs/14_trainer.ipynb #b0c8df27
+@patch
+def run(self: Pipeline, tasks, generator, optimizer, group_size: int = 8, max_turns: int = 4, threshold: float = 0.8,
+        seed: int | None = 0, final: str = 'best', credit: dict | None = None) -> list[Episode]:
+    "`run_episodes`' episodes, each group's turns judged while another group's are generated."
+    tasks = [get_task(t) if isinstance(t, str) else t for t in tasks]
+    if not tasks: return []
+    groups = [[Episode(t.name, group=g, member=m, seed=seed, mode=self.tester.mode) for m in range(group_size)]
+              for g, t in enumerate(tasks)]
+    ready = collections.deque(self._first_turn(tasks, groups, (generator, optimizer), seed))
+    todo, judging = collections.deque(), None
+    while ready or todo or judging:
+        if judging is None and ready: self._submit(judging := ready.popleft())
+        if todo and (judging is None or not judging['future'].done()):
+            ready.append(self._generate(*todo.popleft(), tasks, groups, (generator, optimizer), seed))
+        elif judging is not None:
+            if (live := self._finish(judging, groups, threshold, max_turns)): todo.append((judging['g'], judging['k'] + 1, live))
+            judging = None
+    episodes = [ep for g in groups for ep in g]
+    for ep in episodes: _credit(ep, final, **(credit or {}))
+    return episodes
+
+# %% ../nbs/14_trainer.ipynb #44c54954
+@patch
+def _rollout(self: GRPOTrainer, tasks) -> tuple[list, float]:
+    cfg = self.cfg
+    kw = dict(group_size=cfg.group_size, max_turns=cfg.max_turns, threshold=cfg.threshold, seed=cfg.seed * 1_000_003 + self.step)
+    if not cfg.pipeline: return run_episodes(tasks, self.generator, self.optimizer_agent, self.tester, progress=False, **kw), 0.0
+    with Pipeline(self.tester, _quiet_card(self.tester, self.device)) as pipe:
+        return pipe.run(tasks, self.generator, self.optimizer_agent, **kw), pipe.hidden_s
+
+# %% ../nbs/14_trainer.ipynb #0c030ef1
+@contextlib.contextmanager
+def peak_memory(device, into: dict, key: str):
+    "Put the peak bytes allocated on `device` inside the block into `into[key]` (nothing on the CPU)."
+    device = torch.device(device)
+    if device.type != 'cuda': yield; return
+    torch.cuda.synchronize(device); torch.cuda.reset_peak_memory_stats(device)
+    try: yield
+    finally: torch.cuda.synchronize(device); into[key] = torch.cuda.max_memory_allocated(device)
+
+# %% ../nbs/14_trainer.ipynb #6689cdbf
+def worker_device_bytes(tester, device) -> int | None:
+    "Device memory the Tester's sandbox workers hold on `device`'s card as NVML counts it (None where it cannot tell)."
+    if torch.device(device).type != 'cuda' or tester.mode != 'full': return None
+    pids = {w.proc.pid for s in tester.evaluator.slots for w in (s.worker, s.trusted) if w is not None and w.proc is not None}
+    try:
+        import pynvml
+        from cudarl_wb.benchmarker import _nvml_handle
+        running = pynvml.nvmlDeviceGetComputeRunningProcesses(_nvml_handle(torch.device(device).index or 0))
+    except Exception: return None
+    return sum(p.usedGpuMemory or 0 for p in running if p.pid in pids) or None
 
 # %% ../nbs/14_trainer.ipynb #5b396e42
 def _in_band(episodes, cfg) -> list:
@@ -234,17 +405,17 @@ def _in_band(episodes, cfg) -> list:
 def train_step(self: GRPOTrainer) -> dict:
     "Sample tasks, play the episodes, update each agent on its own turns; return the step's metrics."
     cfg, t0 = self.cfg, time.perf_counter()
-    tasks = self.curriculum.sample(cfg.batch_size)
+    tasks, memory = self.curriculum.sample(cfg.batch_size), {}
     self.tester.forget()   # time kernels afresh each step: the GPU's state drifts
-    episodes = run_episodes(tasks, self.generator, self.optimizer_agent, self.tester, group_size=cfg.group_size,
-                            max_turns=cfg.max_turns, threshold=cfg.threshold, progress=False,
-                            seed=cfg.seed * 1_000_003 + self.step)
+    with peak_memory(self.device, memory, 'rollout'): episodes, hidden = self._rollout(tasks)
     t1 = time.perf_counter()
     metrics = dict(step=self.step + 1, tier=self.curriculum.tier, mode=self.mode, tasks=tasks, **episode_metrics(episodes))
+    metrics.update(judging_s=metrics['evaluation_s'], judging_hidden_s=hidden)
     trained = _in_band(episodes, cfg)
     metrics['tasks_out_of_band'] = len({ep.task for ep in episodes} - {ep.task for ep in trained})
     samples = [s for ss in samples_of(trained, cfg.credit, cfg.gamma).values() for s in ss]
-    metrics.update(grpo_step(self.models, self.optimizers, samples, cfg, self.pad_id, self.device, self._reference_for, self._autocast))
+    with peak_memory(self.device, memory, 'train'):
+        metrics.update(grpo_step(self.models, self.optimizers, samples, cfg, self.pad_id, self.device, self._reference_for, self._autocast))
     for ep in episodes:
         b = ep.best.report if ep.turns else None
         if b is not None: self.curriculum.record(ep.task, b.verdict.compiled, b.verdict.correct if self.mode == 'full' else None,
@@ -253,6 +424,10 @@ def train_step(self: GRPOTrainer) -> dict:
     metrics['zero_std_share'] = sum(metrics.get(f'{a}/flat_groups', 0) for a in self.optimizers) / groups if groups else 0.0
     metrics['update_s'] = time.perf_counter() - t1
     metrics['step_s'] = time.perf_counter() - t0
+    metrics['judging_share'] = (metrics['judging_s'] - hidden) / metrics['step_s']   # the judging the step waited for
+    if self.plan is not None and memory:
+        if (w := worker_device_bytes(self.tester, self.device)): memory['evaluator'] = w
+        metrics.update(memory_check(self.plan, memory, self.device.index or 0))
     self.step += 1
     save_transcripts(self.out/'transcripts.jsonl', episodes, append=True)
     return metrics
@@ -402,13 +577,15 @@ def _trains_lora(cfg: GRPOConfig) -> bool:
 # %% ../nbs/14_trainer.ipynb #5f2bad21
 def train_args(p: argparse.ArgumentParser):
     add_options(p, GRPOConfig, skip=('max_grad_norm', 'threshold', 'procedural'))
+    p.add_argument('--pipeline', dest='pipeline', action='store_true', default=True,
+                   help="judge one group's answers while the next group is generated (the default)")
     p.add_argument('--resume', action='store_true', help='continue the run in --output-dir')
     p.add_argument('--no-plan', action='store_true', help='skip the GPU planner')
 
 # %% ../nbs/14_trainer.ipynb #58d52a64
 def train_command(args) -> int:
     cfg = from_options(GRPOConfig, args)
-    device = None
+    device = plan = None
     if not args.no_plan:
         from cudarl_wb.gpu_planner import plan_training, PlanError, ModelError
         try:
@@ -423,6 +600,7 @@ def train_command(args) -> int:
     try: trainer = GRPOTrainer(cfg, device=device, resume=args.resume)
     except FileExistsError as e:
         print(f'cudarl-wb train: {e}', file=sys.stderr); return 2
+    trainer.plan = plan     # each step's measured memory goes beside its estimate
     final = trainer.fit()
     print(run_summary(final, trainer.mode))
     print(f'wrote {trainer.out}/final_model, {trainer.out}/training_curves.png')
@@ -437,6 +615,7 @@ def run_summary(final: dict, mode: str) -> str:
     steps = final['steps']
     if steps:
         mean = lambda k: statistics.fmean(h[k] for h in steps if h.get(k) is not None) if any(h.get(k) is not None for h in steps) else float('nan')
-        lines.append(f"per step on {final['device_name']}: {mean('step_s'):.1f} s = rollout {mean('rollout_s'):.1f} + evaluation "
-                     f"{mean('evaluation_s'):.1f} + update {mean('update_s'):.1f}; generation {mean('tokens_per_s'):.0f} tokens/s")
+        lines.append(f"per step on {final['device_name']}: {mean('step_s'):.1f} s: rollout {mean('rollout_s'):.1f}, judging "
+                     f"{mean('evaluation_s'):.1f} ({mean('judging_hidden_s'):.1f} hidden under generation), update {mean('update_s'):.1f}; "
+                     f"generation {mean('tokens_per_s'):.0f} tokens/s")
     return '\n'.join(lines)

@@ -1,0 +1,111 @@
+"""Where a training step's seconds go, with and without the pipelined step, on one card.
+
+Run from the repository root:
+
+    python bench/step_split.py --preset tiny --steps 4            # on a GPU: warm start, then 2×4 steps
+    python bench/step_split.py --preset tiny --steps 2 --sft-budget 0 --group-size 2 --max-new-tokens 32   # CPU check
+
+One trainer plays every step, so both ways share the model, the evaluator's workers and their warm
+caches: one warm-up step (not counted, it starts the workers and times the references), then the
+serial and the pipelined step in turn, `--steps` of each. Per way: the step's seconds, the rollout
+(generation), the judging (compile, check, time), the judging hidden under generation, the update,
+and the judging's share of the step (the judging the step waited for, over the step). The verdicts of
+each way are counted too: the pipeline must judge as the serial step does. On a GPU each step's
+measured memory sits beside the planner's estimate (`memory_check`).
+
+Prints a table and writes bench/results/step_split_<preset>[_cpu].json ($OUT/... when $OUT is set).
+"""
+import argparse, collections, json, os, shutil, statistics, sys, tempfile, time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT/'bench'))
+from _table import table
+
+KEYS = ['step_s', 'rollout_s', 'judging_s', 'judging_hidden_s', 'update_s', 'judging_share']
+
+
+def parse():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--preset', default='tiny', choices=['tiny', 'small'])
+    ap.add_argument('--checkpoint', default=None, help='agents folder to start from (default: a warm start of the preset)')
+    ap.add_argument('--steps', type=int, default=4, help='steps of each way')
+    ap.add_argument('--sft-budget', type=float, default=230.0, help='seconds of warm start when no checkpoint is given (0: none)')
+    ap.add_argument('--batch-size', type=int, default=2)
+    ap.add_argument('--group-size', type=int, default=8)
+    ap.add_argument('--max-turns', type=int, default=2)
+    ap.add_argument('--max-new-tokens', type=int, default=640)
+    ap.add_argument('--work', default=None, help='folder for the warm start and the run (default: a temporary one)')
+    ap.add_argument('--out', default=None, help='JSON path')
+    return ap.parse_args()
+
+
+def trainer_for(args, work: Path):
+    from cudarl_wb.trainer import GRPOConfig, GRPOTrainer, _plan_target, _trains_lora
+    from cudarl_wb.sft import start_agents
+    from cudarl_wb.core import cuda_available
+    device = 'cuda' if cuda_available() else 'cpu'
+    source = args.checkpoint
+    if source is None and args.sft_budget > 0:      # one warm start, kept in `work` for the next invocation
+        start_agents(args.preset, sft_out=work/'sft', sft_budget_s=args.sft_budget, device=device)
+        source = str(work/'sft')
+    shutil.rmtree(work/'rl', ignore_errors=True)
+    cfg = GRPOConfig(preset=args.preset, generator_checkpoint=source, output_dir=str(work/'rl'), sft_budget_s=0,
+                     batch_size=args.batch_size, group_size=args.group_size, max_turns=args.max_turns,
+                     max_new_tokens=args.max_new_tokens, num_episodes=10**9)
+    trainer = GRPOTrainer(cfg, device=device)
+    if device == 'cuda':
+        from cudarl_wb.gpu_planner import plan_training
+        trainer.plan = plan_training(_plan_target(cfg), lora=_trains_lora(cfg), rollout_batch=cfg.batch_size,
+                                     group_size=cfg.group_size, seq_len=1024 + cfg.max_new_tokens)
+    return trainer
+
+
+def verdicts(trainer, step: int) -> collections.Counter:
+    "The verdict of every turn of step `step`, from the run's transcripts."
+    from cudarl_wb.episode import load_transcripts
+    eps = [ep for ep in load_transcripts(trainer.out/'transcripts.jsonl')]
+    per = trainer.cfg.batch_size * trainer.cfg.group_size
+    return collections.Counter(str(t.report.verdict) for ep in eps[(step - 1) * per: step * per] for t in ep.turns)
+
+
+def main():
+    args = parse()
+    work = Path(args.work or tempfile.mkdtemp(prefix='step_split_'))
+    trainer = trainer_for(args, work)
+    steps = {'serial': [], 'pipelined': []}
+    counts = {'serial': collections.Counter(), 'pipelined': collections.Counter()}
+    trainer.cfg.pipeline = True
+    trainer.train_step()                                 # warm-up: workers start, references are timed
+    for i in range(2 * args.steps):
+        way = 'serial' if i % 2 == 0 else 'pipelined'
+        trainer.cfg.pipeline = way == 'pipelined'
+        m = trainer.train_step()
+        steps[way].append({k: v for k, v in m.items() if isinstance(v, (int, float, str)) or v is None})
+        counts[way] += verdicts(trainer, trainer.step)
+    if trainer.tester: trainer.tester.close()
+    rows = []
+    for way, ms in steps.items():
+        row = {'way': way, 'steps': len(ms)}
+        for k in KEYS: row[k] = round(statistics.fmean(m[k] for m in ms), 3)
+        row['judging_of_step'] = round(statistics.fmean(m['judging_s'] / m['step_s'] for m in ms), 3)
+        rows.append(row)
+    from cudarl_wb.sft import _device_name
+    device_name = _device_name(trainer.device)
+    print(f'{args.preset} on {device_name} [{trainer.mode}]: {args.batch_size} tasks × {args.group_size} episodes × '
+          f'{args.max_turns} turns a step, {args.steps} steps each way (means)')
+    table(rows, ['way', 'steps', *KEYS, 'judging_of_step'])
+    for way, c in counts.items(): print(f'{way} verdicts: {dict(sorted(c.items()))}')
+    memory = {k: v for k, v in steps['pipelined'][-1].items() if k.startswith('memory/')}
+    if memory: print('memory, last step: ' + ', '.join(f'{k[7:]} {v:.2f}' for k, v in memory.items() if v is not None))
+    name = f"step_split_{args.preset}{'' if trainer.mode == 'full' else '_cpu'}.json"
+    out = Path(args.out) if args.out else (Path(os.environ['OUT']) if os.environ.get('OUT') else ROOT/'bench'/'results')/name
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(dict(preset=args.preset, device=device_name, mode=trainer.mode, args=vars(args), rows=rows,
+                                   verdicts={k: dict(v) for k, v in counts.items()}, steps=steps, memory=memory), indent=2, default=str))
+    print(f'wrote {out}')
+
+
+if __name__ == '__main__':
+    main()
