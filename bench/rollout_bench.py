@@ -121,6 +121,127 @@ def run_method(method, model, prompts, n, new, pad_id, device, reps, warm_new, b
     return row
 
 
+PARTS = ('attention', 'mlp', 'output projection', 'sampling', 'log-probs', 'other')
+MODULE_PARTS = (('.self_attn', 'attention'), ('.mlp', 'mlp'), ('lm_head', 'output projection'))
+RANGE_PARTS = {'rollout.sampling': 'sampling', 'rollout.logprobs': 'log-probs', 'bench.sample': 'sampling'}
+
+
+def load_agents(path=None):
+    "The `cudarl_wb.agents` module: the package's own, or the file at `path` (an earlier version, to compare against)."
+    import importlib, importlib.util
+    if not path: return importlib.import_module('cudarl_wb.agents')
+    spec = importlib.util.spec_from_file_location('cudarl_wb.agents', path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules['cudarl_wb.agents'] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def copy_bandwidth(device, mib: int = 1024, reps: int = 10) -> float:
+    "Bytes/s of a device-to-device copy (read + write counted), the card's practical memory bandwidth."
+    src = torch.empty(mib * 2**20, dtype=torch.uint8, device=device); dst = torch.empty_like(src)
+    dst.copy_(src); sync(device)
+    t0 = time.perf_counter()
+    for _ in range(reps): dst.copy_(src)
+    sync(device)
+    return 2 * src.numel() * reps / (time.perf_counter() - t0)
+
+
+def part_bytes(model, dec) -> dict:
+    "Bytes one decode step must read (or write) at the least, per part: weights once, the KV cache once, the logits once."
+    size = lambda m: sum(p.numel() * p.element_size() for p in m.parameters())
+    mods = dict(model.named_modules())
+    per = {part: sum(size(m) for n, m in mods.items() if n.endswith(suffix)) for suffix, part in MODULE_PARTS}
+    kv = sum(t.numel() * t.element_size() for layer in dec.cache.layers for t in (layer.keys, layer.values))
+    rows, vocab = dec.logits.shape
+    weights = sum(p.numel() * p.element_size() for p in {id(p): p for p in model.parameters()}.values())
+    emb = model.get_input_embeddings().weight
+    if emb is not model.get_output_embeddings().weight: weights -= emb.numel() * emb.element_size()   # a lookup reads rows, not the table
+    per['attention'] += kv
+    per['output projection'] += rows * vocab * emb.element_size()
+    per['sampling'] = rows * vocab * 4
+    return dict(per, total=weights + kv, weights=weights, kv=kv)
+
+
+def _part_of(event) -> str:
+    e = event
+    while e is not None:
+        for suffix, part in MODULE_PARTS:
+            if e.name == f'bench.module{suffix}': return part
+        if e.name in RANGE_PARTS: return RANGE_PARTS[e.name]
+        e = e.cpu_parent
+    return 'other'
+
+
+def _labelled(model):
+    "Forward hooks that wrap attention, MLP and output-projection modules in profiler ranges; returns their handles."
+    handles, open_ = [], {}
+    for name, m in model.named_modules():
+        suffix = next((s for s, _ in MODULE_PARTS if name.endswith(s)), None)
+        if suffix is None: continue
+        def pre(mod, args, label=f'bench.module{suffix}'):
+            open_[id(mod)] = torch.profiler.record_function(label); open_[id(mod)].__enter__()
+        def post(mod, args, out): open_.pop(id(mod)).__exit__(None, None, None)
+        handles += [m.register_forward_pre_hook(pre), m.register_forward_hook(post)]
+    return handles
+
+
+def profile_parts(dec, model, steps: int) -> dict:
+    "Device time (CPU time on a CPU) per part of an eager decode step, ms per step, from the PyTorch profiler."
+    from torch.profiler import profile, ProfilerActivity, record_function
+    gpu = dec.logits.device.type == 'cuda'
+    handles = _labelled(model)
+    try:
+        with profile(activities=[ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if gpu else [])) as prof:
+            for _ in range(steps):
+                with record_function('bench.sample'): dec.sample()
+                dec.advance()
+            sync(dec.logits.device)
+    finally:
+        for h in handles: h.remove()
+    ms = dict.fromkeys(PARTS, 0.0)
+    for e in prof.events():
+        if gpu: t = sum(k.duration for k in getattr(e, 'kernels', []))
+        else: t = getattr(e, 'self_cpu_time_total', 0)
+        if t: ms[_part_of(e)] += t / 1000 / steps
+    return ms
+
+
+def decode_breakdown(agents, model, prompts, n, pad_id, device, new: int, replays: int = 100) -> dict:
+    "A decode step taken apart: per-part time from the profiler, the whole step timed as the engine runs it, bytes and bandwidth."
+    samp = agents.Sampling(max_new_tokens=new, temperature=1.0)
+    cache, logits, mask, pos = agents._prefill(model, prompts, n, pad_id, device)
+    stop = torch.tensor([], dtype=torch.long, device=device)
+    dec = agents.StaticDecoder(model, cache, logits, mask, pos, new, samp, stop, agents._generator(device, 0))
+    del cache
+    gpu = device.type == 'cuda'
+    replays = max(1, min(replays, new - 8))
+    for _ in range(2): dec.step()                                  # warm-up, as the engine does before capture
+    parts = profile_parts(dec, model, 3)
+    captured = gpu and dec.capture()
+    run = dec.graph.replay if captured else dec.step
+    run(); sync(device); t0 = time.perf_counter()
+    for _ in range(replays - 1): run()
+    sync(device)
+    step_ms = 1000 * (time.perf_counter() - t0) / (replays - 1) if replays > 1 else float('nan')
+    return dict(parts=parts, step_ms=step_ms, graph=dec.graph_status if gpu else 'off', bytes=part_bytes(model, dec),
+                rows=dec.logits.shape[0], cache_columns=dec.size)
+
+
+def breakdown_rows(name, batch, bd, bandwidth) -> list[dict]:
+    "Table rows of one breakdown: ms per part, its share, and the fraction of the bandwidth floor it reaches."
+    floor = lambda nbytes, ms: round(nbytes / (ms / 1000) / bandwidth, 3) if nbytes and ms > 0 else None
+    b, total = bd['bytes'], sum(bd['parts'].values())
+    out = [dict(model=name, batch=batch, part=p, ms=round(ms, 4), share=round(ms / total, 3) if total else None,
+                mb_read=round(b.get(p, 0) / 1e6, 1) or None, floor_frac=floor(b.get(p, 0), ms))
+           for p, ms in bd['parts'].items()]
+    out.append(dict(model=name, batch=batch, part='step (kernels)', ms=round(total, 4), mb_read=round(b['total'] / 1e6, 1),
+                    floor_frac=floor(b['total'], total)))
+    out.append(dict(model=name, batch=batch, part=f'step ({"graph" if bd["graph"] == "captured" else "eager"}, timed)',
+                    ms=round(bd['step_ms'], 4), mb_read=round(b['total'] / 1e6, 1), floor_frac=floor(b['total'], bd['step_ms'])))
+    return out
+
+
 def compiled_in_subprocess(args, preset, batch, distinct, timeout):
     "HF's static cache with its automatic torch.compile, in its own process so a slow or failing compile cannot stall the run."
     cmd = [sys.executable, __file__, '--only-hf-compiled', '--presets', preset, '--batches', str(batch),
@@ -147,6 +268,23 @@ def only_hf_compiled(args, device, dtype):
     return 0
 
 
+def breakdown(a, agents, preset, model, prompts, n, pad_id, device, info, rows) -> list[dict]:
+    "The per-part rows of one model and batch; adds the bandwidth-floor fraction to that batch's method rows."
+    batch = len(prompts) * n
+    try:
+        with torch.no_grad(): bd = decode_breakdown(agents, model, prompts, n, pad_id, device, a.new_tokens)
+    except Exception as e:
+        traceback.print_exc(limit=3)
+        return [dict(model=preset, batch=batch, part=f'error: {type(e).__name__}: {str(e)[:200]}')]
+    bw = info.get('copy_gb_per_s', 0) * 1e9 or copy_bandwidth(device)
+    for r in rows:
+        if r['model'] == preset and r.get('batch') == batch and r.get('ms_per_step'):
+            r['floor_frac'] = round(bd['bytes']['total'] / (r['ms_per_step'] / 1000) / bw, 3)
+    out = breakdown_rows(preset, batch, bd, bw)
+    for r in out: print(r, flush=True)
+    return out
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--smoke', action='store_true', help='tiny model and sizes (seconds, CPU or GPU)')
@@ -162,9 +300,12 @@ def main(argv=None):
     p.add_argument('--dtype', default=None, help='bf16 on a GPU, fp32 on the CPU by default')
     p.add_argument('--device', default=None)
     p.add_argument('--out', default=str(Path(__file__).resolve().parent / 'results' / 'rollout_bench.json'))
+    p.add_argument('--breakdown', action='store_true', help='also take one decode step apart per model and batch (profiler)')
+    p.add_argument('--agents-from', default=None, help='run the engines of this agents.py instead (an earlier version)')
     p.add_argument('--only-hf-compiled', action='store_true', help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     t_start = time.perf_counter()
+    agents = load_agents(a.agents_from)
     from cudarl_wb.models import as_device, as_torch_dtype
     device = as_device(a.device)
     gpu = device.type == 'cuda'
@@ -181,9 +322,11 @@ def main(argv=None):
     import transformers
     info = dict(device=torch.cuda.get_device_name(device) if gpu else f'cpu ({platform.processor() or platform.machine()})',
                 torch=torch.__version__, transformers=transformers.__version__, python=platform.python_version(),
-                dtype=str(dtype).removeprefix('torch.'), prompt_len=a.prompt_len, new_tokens=a.new_tokens)
+                dtype=str(dtype).removeprefix('torch.'), prompt_len=a.prompt_len, new_tokens=a.new_tokens,
+                agents=a.agents_from or 'this checkout')
+    if a.breakdown: info['copy_gb_per_s'] = round(copy_bandwidth(device) / 1e9, 1)
     print(info, flush=True)
-    rows = []
+    rows, parts = [], []
     warm_new = min(16, a.new_tokens)
     for preset in a.presets.split(','):
         try: model, pad_id, id_range = build(preset, device, dtype)
@@ -208,6 +351,7 @@ def main(argv=None):
                     if gpu: torch.cuda.empty_cache()
                 rows.append(row)
                 print({k: v for k, v in row.items() if k not in ('prompt_tokens',)}, flush=True)
+            if a.breakdown: parts += breakdown(a, agents, preset, model, prompts, n, pad_id, device, info, rows)
         del model
         if gpu: torch.cuda.empty_cache()
     if a.hf_compile and gpu:
@@ -224,9 +368,13 @@ def main(argv=None):
         if ref and 'tokens_per_s' in r: r['speedup'] = round(r['tokens_per_s'] / ref['tokens_per_s'], 2)
     print(f'\nRollout throughput: {a.prompt_len}-token prompts (about), {a.new_tokens} new tokens, temperature 1, '
           f'{info["dtype"]} on {info["device"]}')
-    table(rows, ['model', 'batch', 'prompts', 'n', 'method', 'seconds', 'tokens_per_s', 'ms_per_step', 'peak_gib', 'speedup',
-                 'graph', 'host_syncs', 'skipped', 'error'])
-    result = dict(info=info, rows=rows, wall_s=round(time.perf_counter() - t_start, 1))
+    table(rows, ['model', 'batch', 'prompts', 'n', 'method', 'seconds', 'tokens_per_s', 'ms_per_step', 'floor_frac', 'peak_gib',
+                 'speedup', 'graph', 'host_syncs', 'skipped', 'error'])
+    if parts:
+        print(f'\nOne decode step by part: kernel ms per step (profiled eager step), share, least MB read, fraction of the '
+              f'{info["copy_gb_per_s"]} GB/s copy bandwidth reached; then the whole step as the engine runs it')
+        table(parts, ['model', 'batch', 'part', 'ms', 'share', 'mb_read', 'floor_frac'])
+    result = dict(info=info, rows=rows, breakdown=parts, wall_s=round(time.perf_counter() - t_start, 1))
     if a.out != '-':
         for out in [Path(a.out)] + ([Path(os.environ['OUT']) / 'rollout_bench.json'] if os.environ.get('OUT') else []):
             out.parent.mkdir(parents=True, exist_ok=True)
