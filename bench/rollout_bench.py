@@ -38,7 +38,7 @@ QWEN2_05B = dict(hidden_size=896, num_hidden_layers=24, num_attention_heads=14, 
                  intermediate_size=4864, vocab_size=151936, max_position_embeddings=32768, tie_word_embeddings=True,
                  rms_norm_eps=1e-6, hidden_act='silu', rope_parameters={'rope_type': 'default', 'rope_theta': 1000000.0},
                  use_sliding_window=False, bos_token_id=151643, eos_token_id=151645, pad_token_id=151643)
-METHODS = ('ours_graph', 'hf_generate', 'ours_dynamic', 'hf_static', 'ours_static')   # the order they run in
+METHODS = ('ours_graph', 'hf_generate', 'ours_dynamic', 'hf_static', 'ours_static', 'ours_compiled')   # the order they run in
 SLOW = {'hf_generate', 'hf_static', 'ours_dynamic', 'ours_static'}                   # timed once (seconds per run)
 
 
@@ -77,8 +77,16 @@ def hf_generate(model, prompts, n, new, pad_id, static=False, compiled=False):
 
 
 def ours(model, prompts, n, new, pad_id, engine):
+    import cudarl_wb.agents as agents
     from cudarl_wb.agents import Sampling, sample_tokens, LAST_ROLLOUT
-    rows = sample_tokens(model, prompts, n, Sampling(max_new_tokens=new, temperature=1.0), [], pad_id, seed=0, engine=engine)
+    compiled = engine == 'compiled'
+    saved = getattr(agents, 'COMPILE_DECODE', None)
+    if compiled and saved is None: raise RuntimeError('this version of the agents module has no compiled decode step')
+    if compiled: agents.COMPILE_DECODE = True
+    try: rows = sample_tokens(model, prompts, n, Sampling(max_new_tokens=new, temperature=1.0), [], pad_id, seed=0,
+                              engine='graph' if compiled else engine)
+    finally:
+        if compiled: agents.COMPILE_DECODE = saved
     bad = [i for i, (r, lp, why) in enumerate(rows) if len(r) != new or len(lp) != new or why != 'length']
     if bad: raise RuntimeError(f'rows {bad[:5]} did not run to {new} tokens')
     return dict(LAST_ROLLOUT)
@@ -105,6 +113,9 @@ def run_method(method, model, prompts, n, new, pad_id, device, reps, warm_new, b
         call = lambda k: hf_generate(model, prompts, n, k, pad_id, static=static)
     else:
         call = lambda k: ours(model, prompts, n, k, pad_id, method.removeprefix('ours_'))
+    if method == 'ours_compiled':   # the first call compiles for this shape; time the second as the warm-up
+        t_compile, _, _ = timed(lambda: call(new), device)
+        warm_new = new
     t_warm, _, _ = timed(lambda: call(warm_new), device)
     projected = t_warm * new / warm_new * (1 if method in SLOW else reps)
     if projected > budget_left: return dict(skipped=f'would take ~{projected:.0f} s; {budget_left:.0f} s left in the budget')
@@ -116,6 +127,7 @@ def run_method(method, model, prompts, n, new, pad_id, device, reps, warm_new, b
     s = sorted(times)[len(times) // 2]
     row = dict(seconds=round(s, 3), tokens_per_s=round(len(prompts) * n * new / s), ms_per_step=round(1000 * s / new, 2),
                peak_gib=max(peaks) if peaks[0] is not None else None, runs=len(times), warmup_s=round(t_warm, 3))
+    if method == 'ours_compiled': row['compile_s'] = round(t_compile, 1)
     if info: row.update(engine=info.get('engine'), graph=info.get('graph'), host_syncs=info.get('host_syncs'),
                         fallback=info.get('fallback_from'))
     return row
@@ -186,11 +198,11 @@ def _labelled(model):
     return handles
 
 
-def profile_parts(dec, model, steps: int) -> dict:
+def profile_parts(dec, model, steps: int, hooks: bool = True) -> dict:
     "Device time (CPU time on a CPU) per part of an eager decode step, ms per step, from the PyTorch profiler."
     from torch.profiler import profile, ProfilerActivity, record_function
     gpu = dec.logits.device.type == 'cuda'
-    handles = _labelled(model)
+    handles = _labelled(model) if hooks else []
     try:
         with profile(activities=[ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if gpu else [])) as prof:
             for _ in range(steps):
@@ -207,17 +219,18 @@ def profile_parts(dec, model, steps: int) -> dict:
     return ms
 
 
-def decode_breakdown(agents, model, prompts, n, pad_id, device, new: int, replays: int = 100) -> dict:
+def decode_breakdown(agents, model, prompts, n, pad_id, device, new: int, replays: int = 100, compile: bool = False) -> dict:
     "A decode step taken apart: per-part time from the profiler, the whole step timed as the engine runs it, bytes and bandwidth."
     samp = agents.Sampling(max_new_tokens=new, temperature=1.0)
     cache, logits, mask, pos = agents._prefill(model, prompts, n, pad_id, device)
     stop = torch.tensor([], dtype=torch.long, device=device)
-    dec = agents.StaticDecoder(model, cache, logits, mask, pos, new, samp, stop, agents._generator(device, 0))
+    dec = agents.StaticDecoder(model, cache, logits, mask, pos, new, samp, stop, agents._generator(device, 0),
+                               **({'compile': True} if compile else {}))
     del cache
     gpu = device.type == 'cuda'
     replays = max(1, min(replays, new - 8))
     for _ in range(2): dec.step()                                  # warm-up, as the engine does before capture
-    parts = profile_parts(dec, model, 3)
+    parts = profile_parts(dec, model, 3, hooks=not compile)   # compiled modules run fused: no per-module ranges
     captured = gpu and dec.capture()
     run = dec.graph.replay if captured else dec.step
     run(); sync(device); t0 = time.perf_counter()
@@ -268,19 +281,19 @@ def only_hf_compiled(args, device, dtype):
     return 0
 
 
-def breakdown(a, agents, preset, model, prompts, n, pad_id, device, info, rows) -> list[dict]:
+def breakdown(a, agents, preset, model, prompts, n, pad_id, device, info, rows, compile=False) -> list[dict]:
     "The per-part rows of one model and batch; adds the bandwidth-floor fraction to that batch's method rows."
     batch = len(prompts) * n
     try:
-        with torch.no_grad(): bd = decode_breakdown(agents, model, prompts, n, pad_id, device, a.new_tokens)
+        with torch.no_grad(): bd = decode_breakdown(agents, model, prompts, n, pad_id, device, a.new_tokens, compile=compile)
     except Exception as e:
         traceback.print_exc(limit=3)
         return [dict(model=preset, batch=batch, part=f'error: {type(e).__name__}: {str(e)[:200]}')]
     bw = info.get('copy_gb_per_s', 0) * 1e9 or copy_bandwidth(device)
-    for r in rows:
+    for r in rows if not compile else []:
         if r['model'] == preset and r.get('batch') == batch and r.get('ms_per_step'):
             r['floor_frac'] = round(bd['bytes']['total'] / (r['ms_per_step'] / 1000) / bw, 3)
-    out = breakdown_rows(preset, batch, bd, bw)
+    out = breakdown_rows(preset + (' compiled' if compile else ''), batch, bd, bw)
     for r in out: print(r, flush=True)
     return out
 
@@ -293,7 +306,7 @@ def main(argv=None):
     p.add_argument('--distinct', type=int, default=None, help='distinct prompts per call (default: 4 at batch >= 64, else 2)')
     p.add_argument('--prompt-len', type=int, default=None, help='prompt tokens, about (default 200; --smoke 24)')
     p.add_argument('--new-tokens', type=int, default=None, help='new tokens per answer (default 256; --smoke 8)')
-    p.add_argument('--methods', default=','.join(METHODS), help=f'comma-separated subset of {",".join(METHODS)}')
+    p.add_argument('--methods', default=','.join(m for m in METHODS if m != 'ours_compiled'), help=f'comma-separated subset of {",".join(METHODS)}')
     p.add_argument('--reps', type=int, default=3, help='timed calls for the fast columns (the slow ones run once)')
     p.add_argument('--budget-s', type=float, default=330, help='skip what would not finish within this many seconds')
     p.add_argument('--hf-compile', action='store_true', help="also time generate's static cache with torch.compile (qwen0.5b, largest batch)")
@@ -339,7 +352,7 @@ def main(argv=None):
             for method in methods:
                 base = dict(model=preset, batch=len(prompts) * n, prompts=len(prompts), n=n,
                             prompt_tokens='/'.join(str(len(q)) for q in prompts), new_tokens=a.new_tokens, method=method)
-                if method == 'ours_graph' and not gpu:
+                if method in ('ours_graph', 'ours_compiled') and not gpu:
                     rows.append(dict(base, skipped='needs a GPU')); continue
                 left = a.budget_s - (time.perf_counter() - t_start)
                 try:
@@ -352,6 +365,8 @@ def main(argv=None):
                 rows.append(row)
                 print({k: v for k, v in row.items() if k not in ('prompt_tokens',)}, flush=True)
             if a.breakdown: parts += breakdown(a, agents, preset, model, prompts, n, pad_id, device, info, rows)
+            if a.breakdown and 'ours_compiled' in methods and gpu:
+                parts += breakdown(a, agents, preset, model, prompts, n, pad_id, device, info, rows, compile=True)
         del model
         if gpu: torch.cuda.empty_cache()
     if a.hf_compile and gpu:

@@ -17,11 +17,11 @@ from .tasks import Task, get_task
 
 # %% auto #0
 __all__ = ['GENERATOR_SYSTEM', 'OPTIMIZER_SYSTEM', 'ENGINES', 'DEFAULT_ENGINE', 'LAST_ROLLOUT', 'ALL_DONE_CHECK_EVERY',
-           'GRAPH_WARMUP_STEPS', 'MIN_GRAPH_STEPS', 'DECODE_ATTENTION', 'STRATEGIES', 'task_brief', 'answer',
-           'generator_messages', 'optimizer_messages', 'Sampling', 'Generation', 'encode_prompt', 'stop_token_ids',
-           'filter_logits', 'cache_kwarg', 'static_engine_issue', 'rollout_engine', 'sample_tokens', 'decode_attention',
-           'attention_as', 'StaticDecoder', 'TrainableAgent', 'Generator', 'Optimizer', 'strategies_of', 'verdict_line',
-           'hint', 'write_feedback', 'TestReport', 'Tester']
+           'GRAPH_WARMUP_STEPS', 'MIN_GRAPH_STEPS', 'COMPILE_DECODE', 'DECODE_ATTENTION', 'STRATEGIES', 'task_brief',
+           'answer', 'generator_messages', 'optimizer_messages', 'Sampling', 'Generation', 'encode_prompt',
+           'stop_token_ids', 'filter_logits', 'cache_kwarg', 'static_engine_issue', 'rollout_engine', 'sample_tokens',
+           'decode_attention', 'attention_as', 'compiled_forward', 'StaticDecoder', 'TrainableAgent', 'Generator',
+           'Optimizer', 'strategies_of', 'verdict_line', 'hint', 'write_feedback', 'TestReport', 'Tester']
 
 # %% ../nbs/10_agents.ipynb #8c363ece
 GENERATOR_SYSTEM = ('You write CUDA kernels. Answer with one ```cuda code block holding the kernels and the '
@@ -268,6 +268,7 @@ def sample_tokens(model, prompts: list[list[int]], n: int = 1, sampling: Samplin
 ALL_DONE_CHECK_EVERY = 16   # decode steps between the host's "all rows done?" checks
 GRAPH_WARMUP_STEPS = 2      # eager steps before capture (cuBLAS and SDPA choose their kernels outside the graph)
 MIN_GRAPH_STEPS = 8         # capture only when at least this many steps are left to replay
+COMPILE_DECODE = os.environ.get('CUDARL_ROLLOUT_COMPILE', '') == '1'   # graph engine: torch.compile the step's forward
 
 # %% ../nbs/10_agents.ipynb #2719ac1f
 def decode_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
@@ -300,16 +301,27 @@ def attention_as(config, name: str | None):
     try: yield
     finally: config._attn_implementation = saved
 
+# %% ../nbs/10_agents.ipynb #4c1d3618
+_COMPILED: dict = {}
+
+def compiled_forward(model):
+    "`torch.compile(model)`, made once per model: the forward the graph engine records when compiling is on."
+    key = id(model)
+    if key not in _COMPILED or _COMPILED[key][0] is not model: _COMPILED[key] = (model, torch.compile(model, dynamic=False))
+    return _COMPILED[key][1]
+
 # %% ../nbs/10_agents.ipynb #f0122fbb
 class StaticDecoder:
     "Decode a batch on a static KV cache with all state on the device; `step` is what a CUDA graph captures."
     def __init__(self, model, cache, logits, mask, next_pos, max_new: int, sampling: Sampling, stop: torch.Tensor,
-                 gen: torch.Generator):
+                 gen: torch.Generator, compile: bool = False):
         from transformers import StaticCache
         rows, width = mask.shape
         self.model, self.sampling, self.stop, self.gen, self.max_new = model, sampling, stop, gen, max_new
         self.cache_kw = cache_kwarg(model)
-        self.size = -(-(width + max_new) // 16) * 16     # cache columns; rows of a mask 16-aligned suit SDPA's kernels
+        align = 128 if compile else 16                   # 16: SDPA's mask alignment; 128: fewer shapes to compile for
+        self.size = -(-(width + max_new) // align) * align   # cache columns
+        self.forward = compiled_forward(model) if compile else model
         self.cache = StaticCache(config=model.config, max_cache_len=self.size)
         for i, layer in enumerate(cache.layers):          # the prefill's columns: allocates the static tensors once
             self.cache.update(layer.keys, layer.values, i)
@@ -378,7 +390,7 @@ def advance(self: StaticDecoder):
     "Feed the sampled tokens through the model: one more cache column per row, and the next logits."
     self.attn_mask.index_fill_(-1, self.write_at, self.open_value)
     with attention_as(self.model.config, self.attention):
-        out = self.model(input_ids=self.next_ids, attention_mask=self.masks, position_ids=self.positions,
+        out = self.forward(input_ids=self.next_ids, attention_mask=self.masks, position_ids=self.positions,
                          **{self.cache_kw: self.cache}, use_cache=True, logits_to_keep=1, **self.extra)
     self.logits.copy_(out.logits[:, -1])
     if self.sampling.temperature != 1: self.logits.div_(self.sampling.temperature)   # fp32, as the trainer divides
@@ -468,7 +480,9 @@ def _decode_static(model, cache, logits, mask, next_pos, max_new, sampling, stop
     on_gpu = logits.device.type == 'cuda'
     # capture and replay use the current device's streams: make the model's GPU the current one (it may be cuda:1)
     with torch.cuda.device(logits.device) if on_gpu else contextlib.nullcontext():
-        dec = StaticDecoder(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen)
+        compile = graph and on_gpu and COMPILE_DECODE
+        dec = StaticDecoder(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen, compile=compile)
+        LAST_ROLLOUT['compiled'] = compile
         del cache                                      # the prefill's dynamic copy is no longer needed
         LAST_ROLLOUT.update(dec.run(graph=graph))
         return dec.results()
