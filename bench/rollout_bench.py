@@ -13,7 +13,9 @@ Columns (methods):
   its automatic `torch.compile`;
 - `ours_dynamic`: `agents.sample_tokens(engine='dynamic')` (one prefill per prompt, exact log-probs);
 - `ours_static`: `engine='static'`: static cache, finished rows masked, no host sync per step, no graph;
-- `ours_graph`: `engine='graph'`: the same with one decode step captured as a CUDA graph (the default on a GPU).
+- `ours_graph`: `engine='graph'`: the same with one decode step captured as a CUDA graph (the default on a GPU);
+- `ours_compiled` (only when named in --methods): the graph engine with the step's forward through `torch.compile`
+  (`CUDARL_ROLLOUT_COMPILE=1`); the first call, which compiles, is reported as `compile_s`.
 
 Per row: seconds for the whole call (prefill included; for ours also the graph capture, which happens per call),
 tokens/s, ms per decode step, peak GPU memory, speedup over `hf_generate`. A column that fails prints its error
@@ -22,6 +24,19 @@ and the run goes on; a time budget (--budget-s) skips what would not fit.
     python bench/rollout_bench.py --smoke          # CPU or GPU: tiny model, tiny sizes, seconds
     python bench/rollout_bench.py                  # GPU: qwen0.5b and small, batch 64 and 16 (~3 min on an H100)
     python bench/rollout_bench.py --hf-compile     # adds HF's compiled static cache for qwen0.5b at the largest batch
+
+With --breakdown, each model and batch also gets one decode step taken apart: the PyTorch profiler's kernel time per
+part of an eager step (attention with its projections and cache, MLP, output projection, sampling, log-probs, other),
+then the whole step as the engine runs it (graph replays on a GPU, timed), each with the least bytes it must move
+(weights once, the KV cache once, the logits once) and the fraction of the card's measured copy bandwidth that
+reaches: `floor_frac`, also added to the method rows (whole calls, prefill and capture included). --agents-from
+runs an earlier `agents.py` instead of this checkout's, for a before/after on one machine:
+
+    git show 6d56b8c:cudarl_wb/agents.py > bench/agents_before.py
+    python bench/rollout_bench.py --presets qwen0.5b,small,tiny --batches 64,256 --methods ours_graph --breakdown \
+        --agents-from bench/agents_before.py --out $OUT/before.json
+    python bench/rollout_bench.py --presets qwen0.5b,small,tiny --batches 64,256 --methods ours_graph,ours_compiled \
+        --breakdown --out $OUT/after.json
 
 Prints a table and writes bench/results/rollout_bench.json (and $OUT/rollout_bench.json when $OUT is set).
 """
@@ -113,6 +128,7 @@ def run_method(method, model, prompts, n, new, pad_id, device, reps, warm_new, b
         call = lambda k: hf_generate(model, prompts, n, k, pad_id, static=static)
     else:
         call = lambda k: ours(model, prompts, n, k, pad_id, method.removeprefix('ours_'))
+    if method == 'ours_compiled' and budget_left < 150: return dict(skipped=f'compiling needs ~150 s; {budget_left:.0f} s left')
     if method == 'ours_compiled':   # the first call compiles for this shape; time the second as the warm-up
         t_compile, _, _ = timed(lambda: call(new), device)
         warm_new = new
@@ -365,7 +381,8 @@ def main(argv=None):
                 rows.append(row)
                 print({k: v for k, v in row.items() if k not in ('prompt_tokens',)}, flush=True)
             if a.breakdown: parts += breakdown(a, agents, preset, model, prompts, n, pad_id, device, info, rows)
-            if a.breakdown and 'ours_compiled' in methods and gpu:
+            if a.breakdown and any(r['method'] == 'ours_compiled' and r['model'] == preset and r.get('batch') == len(prompts) * n
+                                   and 'tokens_per_s' in r for r in rows):   # only once compiled for this shape
                 parts += breakdown(a, agents, preset, model, prompts, n, pad_id, device, info, rows, compile=True)
         del model
         if gpu: torch.cuda.empty_cache()
