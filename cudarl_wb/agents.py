@@ -305,7 +305,7 @@ def attention_as(config, name: str | None):
 _COMPILED: dict = {}
 
 def compiled_forward(model):
-    "`torch.compile(model)`, made once per model: the forward the graph engine records when compiling is on."
+    "`torch.compile(model)`, made the first time `model` comes: the forward the graph engine records when compiling is on."
     key = id(model)
     if key not in _COMPILED or _COMPILED[key][0] is not model: _COMPILED[key] = (model, torch.compile(model, dynamic=False))
     return _COMPILED[key][1]
