@@ -13,7 +13,9 @@ Columns (methods):
   its automatic `torch.compile`;
 - `ours_dynamic`: `agents.sample_tokens(engine='dynamic')` (one prefill per prompt, exact log-probs);
 - `ours_static`: `engine='static'`: static cache, finished rows masked, no host sync per step, no graph;
-- `ours_graph`: `engine='graph'`: the same with one decode step captured as a CUDA graph (the default on a GPU).
+- `ours_graph`: `engine='graph'`: the same with one decode step captured as a CUDA graph (the default on a GPU);
+- `ours_compiled` (only when named in --methods): the graph engine with the step's forward through `torch.compile`
+  (`CUDARL_ROLLOUT_COMPILE=1`); the first call, which compiles, is reported as `compile_s`.
 
 Per row: seconds for the whole call (prefill included; for ours also the graph capture, which happens per call),
 tokens/s, ms per decode step, peak GPU memory, speedup over `hf_generate`. A column that fails prints its error
@@ -22,6 +24,19 @@ and the run goes on; a time budget (--budget-s) skips what would not fit.
     python bench/rollout_bench.py --smoke          # CPU or GPU: tiny model, tiny sizes, seconds
     python bench/rollout_bench.py                  # GPU: qwen0.5b and small, batch 64 and 16 (~3 min on an H100)
     python bench/rollout_bench.py --hf-compile     # adds HF's compiled static cache for qwen0.5b at the largest batch
+
+With --breakdown, each model and batch also gets one decode step taken apart: the PyTorch profiler's kernel time per
+part of an eager step (attention with its projections and cache, MLP, output projection, sampling, log-probs, other),
+then the whole step as the engine runs it (graph replays on a GPU, timed), each with the least bytes it must move
+(weights once, the KV cache once, the logits once) and the fraction of the card's measured copy bandwidth that
+reaches: `floor_frac`, also added to the method rows (whole calls, prefill and capture included). --agents-from
+runs an earlier `agents.py` instead of this checkout's, for a before/after on one machine:
+
+    git show 6d56b8c:cudarl_wb/agents.py > bench/agents_before.py
+    python bench/rollout_bench.py --presets qwen0.5b,small,tiny --batches 64,256 --methods ours_graph --breakdown \
+        --agents-from bench/agents_before.py --out $OUT/before.json
+    python bench/rollout_bench.py --presets qwen0.5b,small,tiny --batches 64,256 --methods ours_graph,ours_compiled \
+        --breakdown --out $OUT/after.json
 
 Prints a table and writes bench/results/rollout_bench.json (and $OUT/rollout_bench.json when $OUT is set).
 """
@@ -38,7 +53,7 @@ QWEN2_05B = dict(hidden_size=896, num_hidden_layers=24, num_attention_heads=14, 
                  intermediate_size=4864, vocab_size=151936, max_position_embeddings=32768, tie_word_embeddings=True,
                  rms_norm_eps=1e-6, hidden_act='silu', rope_parameters={'rope_type': 'default', 'rope_theta': 1000000.0},
                  use_sliding_window=False, bos_token_id=151643, eos_token_id=151645, pad_token_id=151643)
-METHODS = ('ours_graph', 'hf_generate', 'ours_dynamic', 'hf_static', 'ours_static')   # the order they run in
+METHODS = ('ours_graph', 'hf_generate', 'ours_dynamic', 'hf_static', 'ours_static', 'ours_compiled')   # the order they run in
 SLOW = {'hf_generate', 'hf_static', 'ours_dynamic', 'ours_static'}                   # timed once (seconds per run)
 
 
@@ -77,8 +92,16 @@ def hf_generate(model, prompts, n, new, pad_id, static=False, compiled=False):
 
 
 def ours(model, prompts, n, new, pad_id, engine):
+    import cudarl_wb.agents as agents
     from cudarl_wb.agents import Sampling, sample_tokens, LAST_ROLLOUT
-    rows = sample_tokens(model, prompts, n, Sampling(max_new_tokens=new, temperature=1.0), [], pad_id, seed=0, engine=engine)
+    compiled = engine == 'compiled'
+    saved = getattr(agents, 'COMPILE_DECODE', None)
+    if compiled and saved is None: raise RuntimeError('this version of the agents module has no compiled decode step')
+    if compiled: agents.COMPILE_DECODE = True
+    try: rows = sample_tokens(model, prompts, n, Sampling(max_new_tokens=new, temperature=1.0), [], pad_id, seed=0,
+                              engine='graph' if compiled else engine)
+    finally:
+        if compiled: agents.COMPILE_DECODE = saved
     bad = [i for i, (r, lp, why) in enumerate(rows) if len(r) != new or len(lp) != new or why != 'length']
     if bad: raise RuntimeError(f'rows {bad[:5]} did not run to {new} tokens')
     return dict(LAST_ROLLOUT)
@@ -105,6 +128,10 @@ def run_method(method, model, prompts, n, new, pad_id, device, reps, warm_new, b
         call = lambda k: hf_generate(model, prompts, n, k, pad_id, static=static)
     else:
         call = lambda k: ours(model, prompts, n, k, pad_id, method.removeprefix('ours_'))
+    if method == 'ours_compiled' and budget_left < 150: return dict(skipped=f'compiling needs ~150 s; {budget_left:.0f} s left')
+    if method == 'ours_compiled':   # the first call compiles for this shape; time the second as the warm-up
+        t_compile, _, _ = timed(lambda: call(new), device)
+        warm_new = new
     t_warm, _, _ = timed(lambda: call(warm_new), device)
     projected = t_warm * new / warm_new * (1 if method in SLOW else reps)
     if projected > budget_left: return dict(skipped=f'would take ~{projected:.0f} s; {budget_left:.0f} s left in the budget')
@@ -116,9 +143,132 @@ def run_method(method, model, prompts, n, new, pad_id, device, reps, warm_new, b
     s = sorted(times)[len(times) // 2]
     row = dict(seconds=round(s, 3), tokens_per_s=round(len(prompts) * n * new / s), ms_per_step=round(1000 * s / new, 2),
                peak_gib=max(peaks) if peaks[0] is not None else None, runs=len(times), warmup_s=round(t_warm, 3))
+    if method == 'ours_compiled': row['compile_s'] = round(t_compile, 1)
     if info: row.update(engine=info.get('engine'), graph=info.get('graph'), host_syncs=info.get('host_syncs'),
                         fallback=info.get('fallback_from'))
     return row
+
+
+PARTS = ('attention', 'mlp', 'output projection', 'sampling', 'log-probs', 'other')
+MODULE_PARTS = (('.self_attn', 'attention'), ('.mlp', 'mlp'), ('lm_head', 'output projection'))
+RANGE_PARTS = {'rollout.sampling': 'sampling', 'rollout.logprobs': 'log-probs', 'bench.sample': 'sampling'}
+
+
+def load_agents(path=None):
+    "The `cudarl_wb.agents` module: the package's own, or the file at `path` (an earlier version, to compare against)."
+    import importlib, importlib.util
+    if not path: return importlib.import_module('cudarl_wb.agents')
+    spec = importlib.util.spec_from_file_location('cudarl_wb.agents', path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules['cudarl_wb.agents'] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def copy_bandwidth(device, mib: int = 1024, reps: int = 10) -> float:
+    "Bytes/s of a device-to-device copy (read + write counted), the card's practical memory bandwidth."
+    src = torch.empty(mib * 2**20, dtype=torch.uint8, device=device); dst = torch.empty_like(src)
+    dst.copy_(src); sync(device)
+    t0 = time.perf_counter()
+    for _ in range(reps): dst.copy_(src)
+    sync(device)
+    return 2 * src.numel() * reps / (time.perf_counter() - t0)
+
+
+def part_bytes(model, dec) -> dict:
+    "Bytes one decode step must read (or write) at the least, per part: weights once, the KV cache once, the logits once."
+    size = lambda m: sum(p.numel() * p.element_size() for p in m.parameters())
+    mods = dict(model.named_modules())
+    per = {part: sum(size(m) for n, m in mods.items() if n.endswith(suffix)) for suffix, part in MODULE_PARTS}
+    kv = sum(t.numel() * t.element_size() for layer in dec.cache.layers for t in (layer.keys, layer.values))
+    rows, vocab = dec.logits.shape
+    weights = sum(p.numel() * p.element_size() for p in {id(p): p for p in model.parameters()}.values())
+    emb = model.get_input_embeddings().weight
+    if emb is not model.get_output_embeddings().weight: weights -= emb.numel() * emb.element_size()   # a lookup reads rows, not the table
+    per['attention'] += kv
+    per['output projection'] += rows * vocab * emb.element_size()
+    per['sampling'] = rows * vocab * 4
+    return dict(per, total=weights + kv, weights=weights, kv=kv)
+
+
+def _part_of(event) -> str:
+    e = event
+    while e is not None:
+        for suffix, part in MODULE_PARTS:
+            if e.name == f'bench.module{suffix}': return part
+        if e.name in RANGE_PARTS: return RANGE_PARTS[e.name]
+        e = e.cpu_parent
+    return 'other'
+
+
+def _labelled(model):
+    "Forward hooks that wrap attention, MLP and output-projection modules in profiler ranges; returns their handles."
+    handles, open_ = [], {}
+    for name, m in model.named_modules():
+        suffix = next((s for s, _ in MODULE_PARTS if name.endswith(s)), None)
+        if suffix is None: continue
+        def pre(mod, args, label=f'bench.module{suffix}'):
+            open_[id(mod)] = torch.profiler.record_function(label); open_[id(mod)].__enter__()
+        def post(mod, args, out): open_.pop(id(mod)).__exit__(None, None, None)
+        handles += [m.register_forward_pre_hook(pre), m.register_forward_hook(post)]
+    return handles
+
+
+def profile_parts(dec, model, steps: int, hooks: bool = True) -> dict:
+    "Device time (CPU time on a CPU) per part of an eager decode step, ms per step, from the PyTorch profiler."
+    from torch.profiler import profile, ProfilerActivity, record_function
+    gpu = dec.logits.device.type == 'cuda'
+    handles = _labelled(model) if hooks else []
+    try:
+        with profile(activities=[ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if gpu else [])) as prof:
+            for _ in range(steps):
+                with record_function('bench.sample'): dec.sample()
+                dec.advance()
+            sync(dec.logits.device)
+    finally:
+        for h in handles: h.remove()
+    ms = dict.fromkeys(PARTS, 0.0)
+    for e in prof.events():
+        if gpu: t = sum(k.duration for k in getattr(e, 'kernels', []))
+        else: t = getattr(e, 'self_cpu_time_total', 0)
+        if t: ms[_part_of(e)] += t / 1000 / steps
+    return ms
+
+
+def decode_breakdown(agents, model, prompts, n, pad_id, device, new: int, replays: int = 100, compile: bool = False) -> dict:
+    "A decode step taken apart: per-part time from the profiler, the whole step timed as the engine runs it, bytes and bandwidth."
+    samp = agents.Sampling(max_new_tokens=new, temperature=1.0)
+    cache, logits, mask, pos = agents._prefill(model, prompts, n, pad_id, device)
+    stop = torch.tensor([], dtype=torch.long, device=device)
+    dec = agents.StaticDecoder(model, cache, logits, mask, pos, new, samp, stop, agents._generator(device, 0),
+                               **({'compile': True} if compile else {}))
+    del cache
+    gpu = device.type == 'cuda'
+    replays = max(1, min(replays, new - 8))
+    for _ in range(2): dec.step()                                  # warm-up, as the engine does before capture
+    parts = profile_parts(dec, model, 3, hooks=not compile)   # compiled modules run fused: no per-module ranges
+    captured = gpu and dec.capture()
+    run = dec.graph.replay if captured else dec.step
+    run(); sync(device); t0 = time.perf_counter()
+    for _ in range(replays - 1): run()
+    sync(device)
+    step_ms = 1000 * (time.perf_counter() - t0) / (replays - 1) if replays > 1 else float('nan')
+    return dict(parts=parts, step_ms=step_ms, graph=dec.graph_status if gpu else 'off', bytes=part_bytes(model, dec),
+                rows=dec.logits.shape[0], cache_columns=dec.size)
+
+
+def breakdown_rows(name, batch, bd, bandwidth) -> list[dict]:
+    "Table rows of one breakdown: ms per part, its share, and the fraction of the bandwidth floor it reaches."
+    floor = lambda nbytes, ms: round(nbytes / (ms / 1000) / bandwidth, 3) if nbytes and ms > 0 else None
+    b, total = bd['bytes'], sum(bd['parts'].values())
+    out = [dict(model=name, batch=batch, part=p, ms=round(ms, 4), share=round(ms / total, 3) if total else None,
+                mb_read=round(b.get(p, 0) / 1e6, 1) or None, floor_frac=floor(b.get(p, 0), ms))
+           for p, ms in bd['parts'].items()]
+    out.append(dict(model=name, batch=batch, part='step (kernels)', ms=round(total, 4), mb_read=round(b['total'] / 1e6, 1),
+                    floor_frac=floor(b['total'], total)))
+    out.append(dict(model=name, batch=batch, part=f'step ({"graph" if bd["graph"] == "captured" else "eager"}, timed)',
+                    ms=round(bd['step_ms'], 4), mb_read=round(b['total'] / 1e6, 1), floor_frac=floor(b['total'], bd['step_ms'])))
+    return out
 
 
 def compiled_in_subprocess(args, preset, batch, distinct, timeout):
@@ -147,6 +297,23 @@ def only_hf_compiled(args, device, dtype):
     return 0
 
 
+def breakdown(a, agents, preset, model, prompts, n, pad_id, device, info, rows, compile=False) -> list[dict]:
+    "The per-part rows of one model and batch; adds the bandwidth-floor fraction to that batch's method rows."
+    batch = len(prompts) * n
+    try:
+        with torch.no_grad(): bd = decode_breakdown(agents, model, prompts, n, pad_id, device, a.new_tokens, compile=compile)
+    except Exception as e:
+        traceback.print_exc(limit=3)
+        return [dict(model=preset, batch=batch, part=f'error: {type(e).__name__}: {str(e)[:200]}')]
+    bw = info.get('copy_gb_per_s', 0) * 1e9 or copy_bandwidth(device)
+    for r in rows if not compile else []:
+        if r['model'] == preset and r.get('batch') == batch and r.get('ms_per_step'):
+            r['floor_frac'] = round(bd['bytes']['total'] / (r['ms_per_step'] / 1000) / bw, 3)
+    out = breakdown_rows(preset + (' compiled' if compile else ''), batch, bd, bw)
+    for r in out: print(r, flush=True)
+    return out
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--smoke', action='store_true', help='tiny model and sizes (seconds, CPU or GPU)')
@@ -155,16 +322,19 @@ def main(argv=None):
     p.add_argument('--distinct', type=int, default=None, help='distinct prompts per call (default: 4 at batch >= 64, else 2)')
     p.add_argument('--prompt-len', type=int, default=None, help='prompt tokens, about (default 200; --smoke 24)')
     p.add_argument('--new-tokens', type=int, default=None, help='new tokens per answer (default 256; --smoke 8)')
-    p.add_argument('--methods', default=','.join(METHODS), help=f'comma-separated subset of {",".join(METHODS)}')
+    p.add_argument('--methods', default=','.join(m for m in METHODS if m != 'ours_compiled'), help=f'comma-separated subset of {",".join(METHODS)}')
     p.add_argument('--reps', type=int, default=3, help='timed calls for the fast columns (the slow ones run once)')
     p.add_argument('--budget-s', type=float, default=330, help='skip what would not finish within this many seconds')
     p.add_argument('--hf-compile', action='store_true', help="also time generate's static cache with torch.compile (qwen0.5b, largest batch)")
     p.add_argument('--dtype', default=None, help='bf16 on a GPU, fp32 on the CPU by default')
     p.add_argument('--device', default=None)
     p.add_argument('--out', default=str(Path(__file__).resolve().parent / 'results' / 'rollout_bench.json'))
+    p.add_argument('--breakdown', action='store_true', help='also take one decode step apart per model and batch (profiler)')
+    p.add_argument('--agents-from', default=None, help='run the engines of this agents.py instead (an earlier version)')
     p.add_argument('--only-hf-compiled', action='store_true', help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     t_start = time.perf_counter()
+    agents = load_agents(a.agents_from)
     from cudarl_wb.models import as_device, as_torch_dtype
     device = as_device(a.device)
     gpu = device.type == 'cuda'
@@ -181,9 +351,11 @@ def main(argv=None):
     import transformers
     info = dict(device=torch.cuda.get_device_name(device) if gpu else f'cpu ({platform.processor() or platform.machine()})',
                 torch=torch.__version__, transformers=transformers.__version__, python=platform.python_version(),
-                dtype=str(dtype).removeprefix('torch.'), prompt_len=a.prompt_len, new_tokens=a.new_tokens)
+                dtype=str(dtype).removeprefix('torch.'), prompt_len=a.prompt_len, new_tokens=a.new_tokens,
+                agents=a.agents_from or 'this checkout')
+    if a.breakdown: info['copy_gb_per_s'] = round(copy_bandwidth(device) / 1e9, 1)
     print(info, flush=True)
-    rows = []
+    rows, parts = [], []
     warm_new = min(16, a.new_tokens)
     for preset in a.presets.split(','):
         try: model, pad_id, id_range = build(preset, device, dtype)
@@ -196,7 +368,7 @@ def main(argv=None):
             for method in methods:
                 base = dict(model=preset, batch=len(prompts) * n, prompts=len(prompts), n=n,
                             prompt_tokens='/'.join(str(len(q)) for q in prompts), new_tokens=a.new_tokens, method=method)
-                if method == 'ours_graph' and not gpu:
+                if method in ('ours_graph', 'ours_compiled') and not gpu:
                     rows.append(dict(base, skipped='needs a GPU')); continue
                 left = a.budget_s - (time.perf_counter() - t_start)
                 try:
@@ -208,6 +380,10 @@ def main(argv=None):
                     if gpu: torch.cuda.empty_cache()
                 rows.append(row)
                 print({k: v for k, v in row.items() if k not in ('prompt_tokens',)}, flush=True)
+            if a.breakdown: parts += breakdown(a, agents, preset, model, prompts, n, pad_id, device, info, rows)
+            if a.breakdown and any(r['method'] == 'ours_compiled' and r['model'] == preset and r.get('batch') == len(prompts) * n
+                                   and 'tokens_per_s' in r for r in rows):   # only once compiled for this shape
+                parts += breakdown(a, agents, preset, model, prompts, n, pad_id, device, info, rows, compile=True)
         del model
         if gpu: torch.cuda.empty_cache()
     if a.hf_compile and gpu:
@@ -224,9 +400,13 @@ def main(argv=None):
         if ref and 'tokens_per_s' in r: r['speedup'] = round(r['tokens_per_s'] / ref['tokens_per_s'], 2)
     print(f'\nRollout throughput: {a.prompt_len}-token prompts (about), {a.new_tokens} new tokens, temperature 1, '
           f'{info["dtype"]} on {info["device"]}')
-    table(rows, ['model', 'batch', 'prompts', 'n', 'method', 'seconds', 'tokens_per_s', 'ms_per_step', 'peak_gib', 'speedup',
-                 'graph', 'host_syncs', 'skipped', 'error'])
-    result = dict(info=info, rows=rows, wall_s=round(time.perf_counter() - t_start, 1))
+    table(rows, ['model', 'batch', 'prompts', 'n', 'method', 'seconds', 'tokens_per_s', 'ms_per_step', 'floor_frac', 'peak_gib',
+                 'speedup', 'graph', 'host_syncs', 'skipped', 'error'])
+    if parts:
+        print(f'\nOne decode step by part: kernel ms per step (profiled eager step), share, least MB read, fraction of the '
+              f'{info["copy_gb_per_s"]} GB/s copy bandwidth reached; then the whole step as the engine runs it')
+        table(parts, ['model', 'batch', 'part', 'ms', 'share', 'mb_read', 'floor_frac'])
+    result = dict(info=info, rows=rows, breakdown=parts, wall_s=round(time.perf_counter() - t_start, 1))
     if a.out != '-':
         for out in [Path(a.out)] + ([Path(os.environ['OUT']) / 'rollout_bench.json'] if os.environ.get('OUT') else []):
             out.parent.mkdir(parents=True, exist_ok=True)

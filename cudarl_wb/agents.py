@@ -6,7 +6,7 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/agents.html.md"""
 
 # %% ../nbs/10_agents.ipynb #ec3d27b5
 from __future__ import annotations
-import dataclasses, os, re, time, warnings
+import contextlib, dataclasses, os, re, time, warnings
 from collections import OrderedDict
 from dataclasses import dataclass, field
 import torch
@@ -17,10 +17,11 @@ from .tasks import Task, get_task
 
 # %% auto #0
 __all__ = ['GENERATOR_SYSTEM', 'OPTIMIZER_SYSTEM', 'ENGINES', 'DEFAULT_ENGINE', 'LAST_ROLLOUT', 'ALL_DONE_CHECK_EVERY',
-           'GRAPH_WARMUP_STEPS', 'MIN_GRAPH_STEPS', 'STRATEGIES', 'task_brief', 'answer', 'generator_messages',
-           'optimizer_messages', 'Sampling', 'Generation', 'encode_prompt', 'stop_token_ids', 'filter_logits',
-           'cache_kwarg', 'static_engine_issue', 'rollout_engine', 'sample_tokens', 'StaticDecoder', 'TrainableAgent',
-           'Generator', 'Optimizer', 'strategies_of', 'verdict_line', 'hint', 'write_feedback', 'TestReport', 'Tester']
+           'GRAPH_WARMUP_STEPS', 'MIN_GRAPH_STEPS', 'COMPILE_DECODE', 'DECODE_ATTENTION', 'STRATEGIES', 'task_brief',
+           'answer', 'generator_messages', 'optimizer_messages', 'Sampling', 'Generation', 'encode_prompt',
+           'stop_token_ids', 'filter_logits', 'cache_kwarg', 'static_engine_issue', 'rollout_engine', 'sample_tokens',
+           'decode_attention', 'attention_as', 'compiled_forward', 'StaticDecoder', 'TrainableAgent', 'Generator',
+           'Optimizer', 'strategies_of', 'verdict_line', 'hint', 'write_feedback', 'TestReport', 'Tester']
 
 # %% ../nbs/10_agents.ipynb #8c363ece
 GENERATOR_SYSTEM = ('You write CUDA kernels. Answer with one ```cuda code block holding the kernels and the '
@@ -267,33 +268,75 @@ def sample_tokens(model, prompts: list[list[int]], n: int = 1, sampling: Samplin
 ALL_DONE_CHECK_EVERY = 16   # decode steps between the host's "all rows done?" checks
 GRAPH_WARMUP_STEPS = 2      # eager steps before capture (cuBLAS and SDPA choose their kernels outside the graph)
 MIN_GRAPH_STEPS = 8         # capture only when at least this many steps are left to replay
+COMPILE_DECODE = os.environ.get('CUDARL_ROLLOUT_COMPILE', '') == '1'   # graph engine: torch.compile the step's forward
+
+# %% ../nbs/10_agents.ipynb #2719ac1f
+def decode_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
+    "Attention of one new token per row over a KV cache, each kv head's query heads packed as its queries (a transformers attention function)."
+    b, heads, q, d = query.shape
+    kv = key.shape[1]
+    if q != 1:   # a prompt's tokens: the ordinary SDPA path
+        from transformers.integrations.sdpa_attention import sdpa_attention_forward
+        return sdpa_attention_forward(module, query, key, value, attention_mask, dropout=dropout, scaling=scaling, **kwargs)
+    packed = query.reshape(b, kv, heads // kv, d)        # query head h reads kv head h // (heads // kv), as repeat_kv lays them out
+    out = F.scaled_dot_product_attention(packed, key, value, attn_mask=attention_mask, dropout_p=dropout, scale=scaling)
+    return out.reshape(b, heads, 1, d).transpose(1, 2), None
+
+# %% ../nbs/10_agents.ipynb #e337cfae
+DECODE_ATTENTION = 'cudarl_decode'   # the name `decode_attention` is registered under
+
+def _register_decode_attention():
+    from transformers import AttentionInterface
+    AttentionInterface.register(DECODE_ATTENTION, decode_attention)
+
+_register_decode_attention()
+
+# %% ../nbs/10_agents.ipynb #c32128f0
+@contextlib.contextmanager
+def attention_as(config, name: str | None):
+    "Within the block, the model of `config` runs the attention function registered as `name` (None: its own)."
+    if name is None: yield; return
+    saved = config._attn_implementation
+    config._attn_implementation = name
+    try: yield
+    finally: config._attn_implementation = saved
+
+# %% ../nbs/10_agents.ipynb #4c1d3618
+_COMPILED: dict = {}
+
+def compiled_forward(model):
+    "`torch.compile(model)`, made the first time `model` comes: the forward the graph engine records when compiling is on."
+    key = id(model)
+    if key not in _COMPILED or _COMPILED[key][0] is not model: _COMPILED[key] = (model, torch.compile(model, dynamic=False))
+    return _COMPILED[key][1]
 
 # %% ../nbs/10_agents.ipynb #f0122fbb
 class StaticDecoder:
     "Decode a batch on a static KV cache with all state on the device; `step` is what a CUDA graph captures."
     def __init__(self, model, cache, logits, mask, next_pos, max_new: int, sampling: Sampling, stop: torch.Tensor,
-                 gen: torch.Generator):
+                 gen: torch.Generator, compile: bool = False):
         from transformers import StaticCache
         rows, width = mask.shape
         self.model, self.sampling, self.stop, self.gen, self.max_new = model, sampling, stop, gen, max_new
         self.cache_kw = cache_kwarg(model)
-        self.size = -(-(width + max_new) // 16) * 16     # cache columns; rows of a mask 16-aligned suit SDPA's kernels
+        align = 128 if compile else 16                   # 16: SDPA's mask alignment; 128: fewer shapes to compile for
+        self.size = -(-(width + max_new) // align) * align   # cache columns
+        self.forward = compiled_forward(model) if compile else model
         self.cache = StaticCache(config=model.config, max_cache_len=self.size)
         for i, layer in enumerate(cache.layers):          # the prefill's columns: allocates the static tensors once
             self.cache.update(layer.keys, layer.values, i)
         kv_dtype = self.cache.layers[0].keys.dtype
         seen = torch.zeros(rows, self.size, dtype=torch.bool, device=mask.device)
         seen[:, :width] = mask.bool()
-        if model.config._attn_implementation == 'sdpa':   # SDPA takes a boolean "may attend" mask
-            self.attn_mask, self.open_value = seen[:, None, None, :].contiguous(), True
-        else:                                             # eager attention adds the mask to the scores
-            self.attn_mask = torch.zeros(rows, 1, 1, self.size, dtype=kv_dtype, device=mask.device)
-            self.attn_mask.masked_fill_(~seen[:, None, None, :], torch.finfo(kv_dtype).min)
-            self.open_value = 0.0
+        # an additive mask in the cache's dtype: what eager attention adds to the scores and SDPA takes as is
+        self.attn_mask = torch.zeros(rows, 1, 1, self.size, dtype=kv_dtype, device=mask.device)
+        self.attn_mask.masked_fill_(~seen[:, None, None, :], torch.finfo(kv_dtype).min)
+        self.open_value = 0.0
+        self.attention = DECODE_ATTENTION if model.config._attn_implementation == 'sdpa' else None
         text = model.config.get_text_config(decoder=True) if hasattr(model.config, 'get_text_config') else model.config
         # a dict of prepared masks goes straight to the layers: no mask building (and no host sync) inside the model
         self.masks = {kind: self.attn_mask for kind in set(getattr(text, 'layer_types', None) or ['full_attention'])}
-        self.logits = logits.float().contiguous()         # [rows, vocab]: the logits of the next token
+        self.logits = logits.float() / sampling.temperature   # [rows, vocab]: the tempered logits of the next token
         self.next_ids = torch.zeros(rows, 1, dtype=torch.long, device=mask.device)
         self.positions = next_pos.view(rows, 1).clone()
         self.write_at = torch.full((1,), width, dtype=torch.long, device=mask.device)   # the cache column of the next token
@@ -314,16 +357,25 @@ def _takes_cache_position(model) -> bool:
     except (TypeError, ValueError): return False
 
 # %% ../nbs/10_agents.ipynb #ad99aa43
+def _draw(scaled: torch.Tensor, sampling: Sampling, gen) -> tuple[torch.Tensor, torch.Tensor]:
+    "Each row's next token from tempered logits, and the untruncated probabilities its log-probability comes from."
+    probs = scaled.softmax(-1)
+    if sampling.greedy: return scaled.argmax(-1), probs
+    truncated = sampling.top_k or sampling.top_p < 1
+    p = filter_logits(scaled, sampling.top_k, sampling.top_p).softmax(-1) if truncated else probs
+    return (p / torch.empty_like(p).exponential_(1, generator=gen)).argmax(-1), probs
+
+# %% ../nbs/10_agents.ipynb #27da9ebd
 @patch
 def sample(self: StaticDecoder):
     "Draw every row's next token from `logits`; record it, its log-probability, and whether it ends the row."
-    s = self.sampling
-    scaled = self.logits / s.temperature
-    if s.greedy: tok = scaled.argmax(-1)
-    else:   # what torch.multinomial(probs, 1) computes, minus its host-side checks of `probs`
-        probs = filter_logits(scaled, s.top_k, s.top_p).softmax(-1)
-        tok = (probs / torch.empty_like(probs).exponential_(1, generator=self.gen)).argmax(-1)
-    logp = scaled.gather(-1, tok[:, None])[:, 0] - scaled.logsumexp(-1)
+    with torch.profiler.record_function('rollout.sampling'): tok, probs = _draw(self.logits, self.sampling, self.gen)
+    with torch.profiler.record_function('rollout.logprobs'): self._record(tok, probs)
+
+
+@patch
+def _record(self: StaticDecoder, tok, probs):
+    logp = probs.gather(-1, tok[:, None])[:, 0].log()
     hit = (tok[:, None] == self.stop).any(-1)
     self.lengths.copy_(torch.where(hit & ~self.done, self.index + 1, self.lengths))
     self.done.logical_or_(hit)
@@ -337,9 +389,11 @@ def sample(self: StaticDecoder):
 def advance(self: StaticDecoder):
     "Feed the sampled tokens through the model: one more cache column per row, and the next logits."
     self.attn_mask.index_fill_(-1, self.write_at, self.open_value)
-    out = self.model(input_ids=self.next_ids, attention_mask=self.masks, position_ids=self.positions,
-                     **{self.cache_kw: self.cache}, use_cache=True, logits_to_keep=1, **self.extra)
+    with attention_as(self.model.config, self.attention):
+        out = self.forward(input_ids=self.next_ids, attention_mask=self.masks, position_ids=self.positions,
+                         **{self.cache_kw: self.cache}, use_cache=True, logits_to_keep=1, **self.extra)
     self.logits.copy_(out.logits[:, -1])
+    if self.sampling.temperature != 1: self.logits.div_(self.sampling.temperature)   # fp32, as the trainer divides
     self.positions.add_(1); self.write_at.add_(1)
 
 # %% ../nbs/10_agents.ipynb #5cc7c974
@@ -426,7 +480,9 @@ def _decode_static(model, cache, logits, mask, next_pos, max_new, sampling, stop
     on_gpu = logits.device.type == 'cuda'
     # capture and replay use the current device's streams: make the model's GPU the current one (it may be cuda:1)
     with torch.cuda.device(logits.device) if on_gpu else contextlib.nullcontext():
-        dec = StaticDecoder(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen)
+        compile = graph and on_gpu and COMPILE_DECODE
+        dec = StaticDecoder(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen, compile=compile)
+        LAST_ROLLOUT['compiled'] = compile
         del cache                                      # the prefill's dynamic copy is no longer needed
         LAST_ROLLOUT.update(dec.run(graph=graph))
         return dec.results()

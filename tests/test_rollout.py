@@ -284,3 +284,66 @@ def test_graph_engine_bf16_small_runs_full_length(prompts):
     a = sample_tokens(model, prompts, 2, greedy, [], tok.pad_token_id, engine='graph')
     b = sample_tokens(model, prompts, 2, greedy, [], tok.pad_token_id, engine='static')
     assert [r for r, _, _ in a] == [r for r, _, _ in b]     # the replay runs the eager step's kernels
+
+
+# --- the decode step's parts ------------------------------------------------------------------------------
+
+def test_decode_attention_reads_each_kv_head_for_its_query_heads(prompts):
+    "Grouped-query attention (4 query heads on 2 kv heads) through `decode_attention` equals the model's own attention."
+    from cudarl_wb.agents import DECODE_ATTENTION, attention_as
+    model, tok = build_model('tiny', seed=0, num_attention_heads=4, num_key_value_heads=2)
+    model.eval()
+    assert model.config._attn_implementation == 'sdpa'
+    stops = stop_token_ids(tok, model) + early_stops(model, tok, prompts)
+    greedy = Sampling(max_new_tokens=32, greedy=True)
+    sta = sample_tokens(model, prompts, 2, greedy, stops, tok.pad_token_id, engine='static')
+    assert_same_rows(sta, sample_tokens(model, prompts, 2, greedy, stops, tok.pad_token_id, engine='dynamic'), tol=1e-5)
+    with pytest.raises(ZeroDivisionError):
+        with attention_as(model.config, DECODE_ATTENTION):
+            assert model.config._attn_implementation == DECODE_ATTENTION
+            1 / 0
+    assert model.config._attn_implementation == 'sdpa'          # restored, also after an error
+
+
+@pytest.mark.parametrize('samp', [Sampling(), Sampling(temperature=0.6), Sampling(top_p=0.8), Sampling(top_k=2, temperature=1.5)])
+def test_draw_samples_the_truncated_tempered_distribution(samp):
+    "Token frequencies of `_draw` over many rows match the distribution `torch.multinomial` samples from."
+    from cudarl_wb.agents import _draw, _generator, filter_logits
+    logits = torch.tensor([2.0, 1.5, 0.3, -1.0, -4.0])
+    scaled = (logits / samp.temperature).expand(40000, 5).contiguous()
+    want = filter_logits(scaled[:1], samp.top_k, samp.top_p).softmax(-1)[0]
+    tok, probs = _draw(scaled, samp, _generator('cpu', 1))
+    freq = torch.bincount(tok, minlength=5) / len(tok)
+    assert (freq - want).abs().max() < 0.01, (freq, want)
+    assert torch.allclose(probs[0], scaled[0].softmax(-1))      # log-probs come from the untruncated distribution
+    ref = torch.multinomial(filter_logits(scaled, samp.top_k, samp.top_p).softmax(-1), 1, generator=_generator('cpu', 1))[:, 0]
+    assert torch.equal(tok, ref)                                # the same draw as torch.multinomial, number for number
+
+
+def test_rollout_bench_breakdown_smoke(tmp_path):
+    "--breakdown takes a decode step apart (CPU time here): every part, their sum, bytes and floor fractions in the JSON."
+    import importlib.util, json
+    from pathlib import Path
+    spec = importlib.util.spec_from_file_location('rollout_bench', Path(__file__).resolve().parents[1] / 'bench' / 'rollout_bench.py')
+    bench = importlib.util.module_from_spec(spec); spec.loader.exec_module(bench)
+    out = tmp_path / 'rollout_bench.json'
+    assert bench.main(['--smoke', '--device', 'cpu', '--new-tokens', '12', '--methods', 'ours_static', '--breakdown', '--out', str(out)]) == 0
+    res = json.loads(out.read_text())
+    parts = {r['part']: r for r in res['breakdown']}
+    assert set(bench.PARTS) <= set(parts), parts
+    for p in ('attention', 'mlp', 'output projection', 'sampling'): assert parts[p]['ms'] > 0 and parts[p]['mb_read'] > 0, parts[p]
+    assert abs(sum(parts[p]['ms'] for p in bench.PARTS) - parts['step (kernels)']['ms']) < 1e-3
+    assert 0 < parts['step (eager, timed)']['floor_frac'] < 1 and res['info']['copy_gb_per_s'] > 0
+    assert 0 < res['rows'][0]['floor_frac'] < 1
+
+
+@pytest.mark.cuda
+def test_compiled_graph_engine_matches_the_graph_engine(tiny_gpu, prompts, monkeypatch):
+    model, tok = tiny_gpu
+    greedy = Sampling(max_new_tokens=40, greedy=True)
+    plain = sample_tokens(model, prompts, 2, greedy, [], tok.pad_token_id, engine='graph')
+    monkeypatch.setattr(agents, 'COMPILE_DECODE', True)
+    fused = sample_tokens(model, prompts, 2, greedy, [], tok.pad_token_id, engine='graph')
+    info = dict(agents.LAST_ROLLOUT)
+    assert info['compiled'] and info['graph'] == 'captured' and info['cache_columns'] % 128 == 0, info
+    assert_same_rows(fused, plain, tol=1e-4)
