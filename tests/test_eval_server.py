@@ -62,7 +62,8 @@ def test_hostile_kernels_through_the_server_leave_it_serving(tmp_path):
         h = header(path)
         code, out, err = done(cli(tmp_path, str(path), '--task', h['task'], '--json'))
         v = json.loads(out)['verdict']
-        if v not in h['expect']: wrong.append((path.stem, v, h['expect']))
+        allowed = h['expect'] | ({'rejected-by-static-check'} if 'correct' not in h['expect'] else set())
+        if v not in allowed: wrong.append((path.stem, v, h['expect']))
         assert 'judging in this process' not in err, (path.stem, err)
         assert server_pids(tmp_path) == pids, path.stem
     assert not wrong, wrong
