@@ -7,6 +7,7 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/data.html.md"""
 # %% ../nbs/03_data.ipynb #bd12a02a
 from __future__ import annotations
 import ast, hashlib, inspect, json, math, os, pickle, random, re, select, subprocess, sys, textwrap, time, traceback
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 import torch
@@ -15,12 +16,13 @@ from .core import *
 from .tasks import *
 
 # %% auto #0
-__all__ = ['C_TYPES', 'SAKANA_HUB', 'SAKANA_COLUMNS', 'SHIM_HEADER', 'SFT_COLUMNS', 'HINTS', 'Skipped', 'c_identifier',
-           'KernelBenchReference', 'SpecTemplate', 'SizeProduct', 'FlopsTable', 'convert_problem', 'task_from_spec',
-           'ProblemWorker', 'find_problems', 'load_kernelbench', 'sakana_schema', 'sakana_split', 'load_sakana',
-           'size_templates', 'sakana_to_launcher', 'sft_features', 'hint_for', 'feedback_template', 'vary_description',
-           'vary_kernel', 'is_heldout', 'sft_pairs', 'sakana_tasks', 'sakana_examples', 'write_manifest',
-           'load_manifest', 'ConvertOptions', 'ArchiveOptions', 'SftOptions', 'data_args', 'data_command']
+__all__ = ['C_TYPES', 'CPU_FLOPS', 'PARAM_ROOM', 'SAKANA_HUB', 'SAKANA_COLUMNS', 'SHIM_HEADER', 'SFT_COLUMNS', 'HINTS', 'Skipped',
+           'c_identifier', 'KernelBenchReference', 'SpecTemplate', 'SizeProduct', 'FlopsTable', 'convert_problem',
+           'task_from_spec', 'ProblemWorker', 'find_problems', 'load_kernelbench', 'sakana_schema', 'sakana_split',
+           'load_sakana', 'size_templates', 'sakana_to_launcher', 'sft_features', 'hint_for', 'feedback_template',
+           'vary_description', 'vary_kernel', 'is_heldout', 'sft_pairs', 'sakana_tasks', 'sakana_examples',
+           'write_manifest', 'load_manifest', 'ConvertOptions', 'ArchiveOptions', 'SftOptions', 'data_args',
+           'data_command']
 
 # %% ../nbs/03_data.ipynb #1d28e880
 @dataclass
@@ -149,12 +151,48 @@ def _flat_outputs(out) -> list[torch.Tensor]:
 def _dtype_name(t: torch.Tensor) -> str: return str(t.dtype).replace('torch.', '')
 
 # %% ../nbs/03_data.ipynb #a677799d
+def _rnn_meta(self, input, hx=None):
+    "Shape-only forward of an `nn.RNNBase` on meta inputs: (output, h_n) or (output, (h_n, c_n)), and its FLOPs."
+    D, lstm = 2 if self.bidirectional else 1, isinstance(self, torch.nn.LSTM)
+    H, Hout = self.hidden_size, (self.proj_size or self.hidden_size) if lstm else self.hidden_size
+    batched = input.dim() == 3
+    L, N = (input.shape[1], input.shape[0]) if batched and self.batch_first else (input.shape[0], input.shape[1] if batched else None)
+    lead = (N, L) if batched and self.batch_first else (L, N) if batched else (L,)
+    state = lambda h: (D * self.num_layers, N, h) if batched else (D * self.num_layers, h)
+    for h, want in zip((hx if isinstance(hx, tuple) else (hx,)) if hx is not None else (), (state(Hout), state(H))):
+        if tuple(h.shape) != want: raise RuntimeError(f'expected hidden size {want}, got {tuple(h.shape)}')
+    gates = {'LSTM': 4, 'GRU': 3}.get(self.mode, 1)
+    per_step = sum(2 * gates * H * ((self.input_size if l == 0 else D * Hout) + Hout) + (2 * H * Hout if Hout != H else 0)
+                   for l in range(self.num_layers)) * D
+    _RNN_FLOPS.append(per_step * L * (N or 1))
+    out, h_n = input.new_empty(lead + (D * Hout,)), input.new_empty(state(Hout))
+    return (out, (h_n, input.new_empty(state(H)))) if lstm else (out, h_n)
+
+_RNN_FLOPS = []
+
+# %% ../nbs/03_data.ipynb #8ce32feb
+@contextmanager
+def _fast_rnn():
+    classes = (torch.nn.LSTM, torch.nn.GRU, torch.nn.RNN)
+    orig = {c: c.forward for c in classes}
+    def patched(c):
+        def forward(self, input, hx=None):
+            if isinstance(input, torch.Tensor) and input.device.type == 'meta': return _rnn_meta(self, input, hx)
+            return orig[c](self, input, hx)
+        return forward
+    for c in classes: c.forward = patched(c)
+    try: yield
+    finally:
+        for c, f in orig.items(): c.forward = f
+
+# %% ../nbs/03_data.ipynb #d1188010
 def _meta_forward(model, args: list):
     "Output tensors (meta) and the FLOPs of matmuls/convolutions, for one set of meta inputs."
     from torch.utils.flop_counter import FlopCounterMode
-    with torch.no_grad(), FlopCounterMode(display=False) as fc:
+    _RNN_FLOPS.clear()
+    with torch.no_grad(), _fast_rnn(), FlopCounterMode(display=False) as fc:
         outs = _flat_outputs(model(*args))
-    return outs, fc.get_total_flops()
+    return outs, fc.get_total_flops() + sum(_RNN_FLOPS)
 
 # %% ../nbs/03_data.ipynb #42418601
 def _scaled_values(b: int) -> list[int]:
@@ -342,10 +380,27 @@ def _init_inputs(ns: dict, source: str = '') -> list:
     except Exception as e: raise _hub_skip(source, e) or _Skip('init-inputs-raise', f'{type(e).__name__}: {e}'[:500])
 
 # %% ../nbs/03_data.ipynb #b9b48f4b
+_VALUE_MAKERS = ('linspace', 'logspace', 'arange')
+
+def _meta_model(Model, init: list):
+    "`Model(*init)` on `meta`, with `linspace`, `logspace` and `arange` making real (CPU) values for the constructor."
+    orig = {n: getattr(torch, n) for n in _VALUE_MAKERS}
+    def on_cpu(f):
+        def g(*a, **k):
+            if k.get('device') is None: k['device'] = 'cpu'
+            return f(*a, **k)
+        return g
+    for n, f in orig.items(): setattr(torch, n, on_cpu(f))
+    try:
+        with torch.device('meta'): return Model(*init).to('meta')
+    finally:
+        for n, f in orig.items(): setattr(torch, n, f)
+
+# %% ../nbs/03_data.ipynb #8dc71323
 def _meta_problem(ns: dict, Model, init: list, source: str = ''):
     "The module built on `meta` and the given inputs traced there."
     try:
-        with torch.device('meta'): meta_model = Model(*init)
+        meta_model = _meta_model(Model, init)
     except Exception as e:
         raise _hub_skip(source, e) or _Skip('init-raises', f'Model(*get_init_inputs()) failed: {type(e).__name__}: {e}'[:500])
     try: given = _trace_inputs(ns)
@@ -366,14 +421,14 @@ def _arg_slots(given: list) -> list:
     return slots
 
 # %% ../nbs/03_data.ipynb #e90a7b71
-def _module_state(meta_model, max_elements: int) -> list:
-    "(name, meta tensor) of every parameter; raise `_Skip` when they are too large."
+def _module_state(meta_model, max_elements: int, room: int = 1) -> list:
+    "(name, meta tensor) of every parameter; raise `_Skip` when they are over `room` × the cap."
     state = list(meta_model.named_parameters())
     for n, p in state:
         if _dtype_name(p) not in C_TYPES: raise _Skip('unsupported-dtype', f'parameter {n} of dtype {p.dtype}')
     state_elems = sum(p.numel() for _, p in state)
-    if state_elems > max_elements:
-        raise _Skip('too-large', f'the parameters alone have {state_elems:,} elements (cap {max_elements:,})')
+    if state_elems > room * max_elements:
+        raise _Skip('too-large', f'the parameters alone have {state_elems:,} elements (cap {room * max_elements:,})')
     return state
 
 # %% ../nbs/03_data.ipynb #5cf25d85
@@ -385,14 +440,21 @@ def _variant(meta_model, args: list, how: str, state_elems: int) -> dict:
     return dict(inputs=ins, outputs=[tuple(o.shape) for o in outs], out_dtypes=[_dtype_name(o) for o in outs], flops=flops, how=how,
                 elements=sum(map(math.prod, ins)) + state_elems + sum(math.prod(o.shape) for o in outs))
 
+# %% ../nbs/03_data.ipynb #b2216365
+CPU_FLOPS = 1e10
+
+def _fits(v: dict, max_elements: int, free: int = 0) -> bool:
+    "Whether variant `v` is small enough to run on the CPU; `free` elements (the parameters, given room) are not counted."
+    return v['elements'] - free <= max_elements and v['flops'] <= CPU_FLOPS
+
 # %% ../nbs/03_data.ipynb #ee430285
-def _shape_variants(ns: dict, given: list, meta_model, state_elems: int, max_elements: int):
+def _shape_variants(ns: dict, given: list, meta_model, state_elems: int, max_elements: int, free: int = 0):
     "The given variant first, then scaled ones the forward pass accepts; and notes on those it refused."
     try: variants = [_variant(meta_model, given, 'as given', state_elems)]
     except _Skip: raise
     except Exception as e: raise _Skip('forward-raises', f'{type(e).__name__}: {e}'[:500])
     notes = []
-    def enough(): return len(variants) >= 3 and any(v['elements'] <= max_elements for v in variants)
+    def enough(): return len(variants) >= 3 and any(_fits(v, max_elements, free) for v in variants)
     for strategy in _STRATEGIES:
         if enough(): break
         try: b = _leading_size(strategy, ns, given)
@@ -484,7 +546,7 @@ def _probe_shapes(ns: dict, Model, init: list) -> list[list[tuple]]:
         try:
             if kind == 'global': ns[k] = old + 2; init2 = list(ns['get_init_inputs']())
             else: init2 = list(init); init2[k] += 2
-            with torch.device('meta'): m = Model(*init2)
+            m = _meta_model(Model, init2)
             given = _trace_inputs(ns)
             outs, _ = _meta_forward(m, given)
             state = [p for _, p in m.named_parameters()]
@@ -561,8 +623,8 @@ def _degenerate_reason(ref, templates, sizes) -> str | None:
         for o in outs:
             if o.numel() == 0: continue
             o = o.double()
-            if not bool((o == o.view(-1)[0]).all()): return None
-            values.add(float(o.view(-1)[0]))
+            if not bool((o == o.reshape(-1)[0]).all()): return None
+            values.add(float(o.reshape(-1)[0]))
         if len(values) > 1: return None
     if not values: return None
     v = values.pop()
@@ -635,7 +697,7 @@ def _random_draws(model, args: list) -> list[torch.Tensor]:
         return g
     for n, f in orig.items(): setattr(torch, n, recorded(f))
     try:
-        with torch.no_grad(), torch.device('meta'): model(*args)
+        with torch.no_grad(), _fast_rnn(), torch.device('meta'): model(*args)
     finally:
         for n, f in orig.items(): setattr(torch, n, f)
     return made
@@ -660,14 +722,14 @@ def _state_as_inputs(ns: dict, Model, meta_model, given: list) -> list[str]:
     orig = ns['get_inputs']
     def get_inputs():
         xs = list(orig())
-        with torch.device('meta'): m = Model(*ns['get_init_inputs']())
+        m = _meta_model(Model, ns['get_init_inputs']())
         metas = [x.to('meta') if isinstance(x, torch.Tensor) else x for x in xs]
         return xs + [torch.randn(t.shape, dtype=t.dtype) for t in _random_draws(m, metas)]
     ns['get_inputs'] = get_inputs
     return opt
 
 # %% ../nbs/03_data.ipynb #aef08539
-def _convert_at(source: str, path: str, name: str, level: int | None, max_elements: int, factor: int = 1) -> dict:
+def _convert_at(source: str, path: str, name: str, level: int | None, max_elements: int, factor: int = 1, room: int = 1) -> dict:
     ns, Model = _load_problem(source, path)
     scaled = _scale_globals(ns, factor) if factor > 1 else {}
     if factor > 1 and not scaled: raise _Skip('too-large', 'no module-level size to scale down')
@@ -675,18 +737,22 @@ def _convert_at(source: str, path: str, name: str, level: int | None, max_elemen
     meta_model, given = _meta_problem(ns, Model, init, source)
     drawn_state = _state_as_inputs(ns, Model, meta_model, given)
     if drawn_state: given = _trace_inputs(ns)
-    slots, state = _arg_slots(given), _module_state(meta_model, max_elements)
+    slots, state = _arg_slots(given), _module_state(meta_model, max_elements, room)
     state_elems, state_shapes = sum(p.numel() for _, p in state), [tuple(p.shape) for _, p in state]
-    variants, notes = _shape_variants(ns, given, meta_model, state_elems, max_elements)
+    free = state_elems if room > 1 else 0
+    variants, notes = _shape_variants(ns, given, meta_model, state_elems, max_elements, free)
     tensor_names = [n for n, (k, _) in zip(_forward_arg_names(meta_model, len(given)), slots) if k == 'tensor']
     dtypes = [_dtype_name(t) for t in given if isinstance(t, torch.Tensor)] + [_dtype_name(p) for _, p in state]
-    cpu = sorted([v for v in variants if v['elements'] <= max_elements], key=lambda v: v['elements'])
-    if not cpu: raise _Skip('too-large', f'the smallest shape has {min(v["elements"] for v in variants):,} elements (cap {max_elements:,})')
+    cpu = sorted([v for v in variants if _fits(v, max_elements, free)], key=lambda v: v['elements'])
+    if not cpu:
+        small = min(variants, key=lambda v: v['elements'])
+        raise _Skip('too-large', f'the smallest shape has {small["elements"]:,} elements and {small["flops"]:.3g} FLOPs (caps {max_elements:,} and {CPU_FLOPS:.0e})')
     domains = _index_domains(ns, given, variants, dtypes, len(state), state_elems, max_elements)
     ref = KernelBenchReference(source, init, slots, [n for n, _ in state], path, sizes={k: b for k, (a, b) in scaled.items()})
     domains, pointwise = _cpu_checks(ref, variants, cpu, state_shapes, dtypes, domains, notes)
     why = _degenerate_reason(ref, *_concrete(cpu[0], state_shapes, dtypes, domains))
     if why: raise _Skip('degenerate', why)
+    if free > max_elements: notes.insert(0, f'the parameters ({state_elems:,} elements) are over the cap, given {room}× room')
     if scaled: notes.insert(0, f'sizes divided by {factor} to fit the CPU: ' + ', '.join(f'{k} {a} → {b}' for k, (a, b) in scaled.items()))
     final = _choose_shapes(variants, notes)
     sizes, in_dims, out_dims, shapes = _size_names(final, state_shapes, _probe_shapes(ns, Model, init))
@@ -717,18 +783,21 @@ def _convert_at(source: str, path: str, name: str, level: int | None, max_elemen
                 scaled=scaled)
 
 # %% ../nbs/03_data.ipynb #f516a85a
+PARAM_ROOM = 4
+
 def _convert(source: str, path: str, name: str, level: int | None, max_elements: int) -> dict:
     try: return _convert_at(source, path, name, level, max_elements)
     except _Skip as s:
         if s.reason != 'too-large': raise
-        first = s
-    for factor in (2, 4, 8, 16, 32, 64):
-        try: return _convert_at(source, path, name, level, max_elements, factor)
-        except _Skip as s:
-            if s.reason in ('degenerate', 'nondeterministic'): raise
-            if s.reason != 'too-large':
-                raise _Skip('too-large', f'{first.detail}; scaled down by {factor}: {s.reason}: {s.detail}'[:500])
-    raise _Skip('too-large', f'{first.detail}, and still after scaling its sizes down by 64')
+        first, why = s, None
+    for room, factors in ((1, (2, 4, 8, 16, 32, 64)), (PARAM_ROOM, (1, 2, 4, 8))):
+        for factor in factors:
+            try: return _convert_at(source, path, name, level, max_elements, factor, room)
+            except _Skip as s:
+                if s.reason in ('degenerate', 'nondeterministic'): raise
+                if s.reason != 'too-large': why = why or f'; scaled down by {factor}: {s.reason}: {s.detail}'; break
+    why = why or f', and still after scaling its sizes down by 64 and giving the parameters {PARAM_ROOM}× the cap'
+    raise _Skip('too-large', (first.detail + why)[:500])
 
 # %% ../nbs/03_data.ipynb #b89cfa75
 def convert_problem(source: str, path: str = '<problem>', name: str = 'problem', level: int | None = None,
