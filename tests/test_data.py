@@ -461,3 +461,15 @@ def test_kernelbench_references_run_on_the_gpu_in_float64(kernelbench):
         g64 = t.run_reference([x.cuda().double() if x.is_floating_point() else x.cuda() for x in xs])[0].cpu()
         torch.testing.assert_close(gpu, cpu, atol=1e-3, rtol=1e-3, msg=t.name)
         torch.testing.assert_close(g64.float(), cpu, atol=1e-3, rtol=1e-3, msg=t.name)
+
+
+@pytest.mark.cuda
+def test_meaning_references_run_on_the_gpu_in_float64(meaning):
+    "Structured inputs, class targets, module buffers and LSTM state: the GPU's float32 and float64 calls agree with the CPU."
+    for t in meaning.values():
+        xs = t.make_inputs(t.shapes[0], torch.Generator().manual_seed(0))
+        cpu = t.run_reference(xs)[0]
+        gpu = t.run_reference([x.cuda() for x in xs])[0].cpu()
+        g64 = t.run_reference([x.cuda().double() if x.is_floating_point() else x.cuda() for x in xs])[0].cpu()
+        torch.testing.assert_close(gpu, cpu, atol=1e-3, rtol=1e-3, msg=t.name)
+        torch.testing.assert_close(g64.float(), cpu, atol=1e-3, rtol=1e-3, msg=t.name)
