@@ -728,6 +728,23 @@ def _state_as_inputs(ns: dict, Model, meta_model, given: list) -> list[str]:
     ns['get_inputs'] = get_inputs
     return opt
 
+# %% ../nbs/03_data.ipynb #738638ef
+def _cpu_variants(variants: list, max_elements: int, free: int = 0) -> list:
+    cpu = sorted([v for v in variants if _fits(v, max_elements, free)], key=lambda v: v['elements'])
+    if cpu: return cpu
+    small = min(variants, key=lambda v: v['elements'])
+    raise _Skip('too-large', f'the smallest shape has {small["elements"]:,} elements and {small["flops"]:.3g} FLOPs '
+                f'(caps {max_elements:,} and {CPU_FLOPS:.0e})')
+
+# %% ../nbs/03_data.ipynb #23d7beba
+def _what_changed(scaled: dict, drawn_state: list, buffers: list) -> str:
+    out = ''
+    if scaled: out += '\n\nThe sizes are scaled down from the problem file: ' + ', '.join(f'{k} = {b} (not {a})' for k, (a, b) in scaled.items()) + '.'
+    if drawn_state: out += f'\n\nforward is called with {", ".join(drawn_state)} given (drawn like the other inputs), never drawing them itself.'
+    if buffers: out += (f"\n\nThe module's buffers ({', '.join(buffers[:8])}{', …' if len(buffers) > 8 else ''}) are not inputs: "
+                        'they keep the values its constructor gives them.')
+    return out
+
 # %% ../nbs/03_data.ipynb #aef08539
 def _convert_at(source: str, path: str, name: str, level: int | None, max_elements: int, factor: int = 1, room: int = 1) -> dict:
     ns, Model = _load_problem(source, path)
@@ -743,10 +760,7 @@ def _convert_at(source: str, path: str, name: str, level: int | None, max_elemen
     variants, notes = _shape_variants(ns, given, meta_model, state_elems, max_elements, free)
     tensor_names = [n for n, (k, _) in zip(_forward_arg_names(meta_model, len(given)), slots) if k == 'tensor']
     dtypes = [_dtype_name(t) for t in given if isinstance(t, torch.Tensor)] + [_dtype_name(p) for _, p in state]
-    cpu = sorted([v for v in variants if _fits(v, max_elements, free)], key=lambda v: v['elements'])
-    if not cpu:
-        small = min(variants, key=lambda v: v['elements'])
-        raise _Skip('too-large', f'the smallest shape has {small["elements"]:,} elements and {small["flops"]:.3g} FLOPs (caps {max_elements:,} and {CPU_FLOPS:.0e})')
+    cpu = _cpu_variants(variants, max_elements, free)
     domains = _index_domains(ns, given, variants, dtypes, len(state), state_elems, max_elements)
     ref = KernelBenchReference(source, init, slots, [n for n, _ in state], path, sizes={k: b for k, (a, b) in scaled.items()})
     domains, pointwise = _cpu_checks(ref, variants, cpu, state_shapes, dtypes, domains, notes)
@@ -765,12 +779,8 @@ def _convert_at(source: str, path: str, name: str, level: int | None, max_elemen
     low = any(dt in ('float16', 'bfloat16') for dt in out_dtypes)
     state_c = {n: c for (n, _), c in zip(state, c_in[len(tensor_names):])}
     desc = _describe(Model, path, level, source, init, slots, c_in, in_dims, dtypes, domains, [n for n, _ in state], c_out, out_dims, out_dtypes, sizes)
-    if scaled: desc += '\n\nThe sizes are scaled down from the problem file: ' + ', '.join(f'{k} = {b} (not {a})' for k, (a, b) in scaled.items()) + '.'
-    if drawn_state:
-        notes.append(f'the random state forward would draw ({", ".join(drawn_state)}) is drawn as inputs')
-        desc += f'\n\nforward is called with {", ".join(drawn_state)} given (drawn like the other inputs), never drawing them itself.'
-    buffers = [n for n, _ in meta_model.named_buffers()]
-    if buffers: desc += f"\n\nThe module's buffers ({', '.join(buffers[:8])}{', …' if len(buffers) > 8 else ''}) are not inputs: they keep the values its constructor gives them."
+    desc += _what_changed(scaled, drawn_state, [n for n, _ in meta_model.named_buffers()])
+    if drawn_state: notes.append(f'the random state forward would draw ({", ".join(drawn_state)}) is drawn as inputs')
     return dict(name=name, level=level, path=str(path), source=source, tier=_tier(level, flops, pointwise, bool(state)),
                 description=desc, signature=_signature(c_in, dtypes, c_out, out_dtypes, sizes),
                 init_repr=repr(init), slots=[[k, v] for k, v in slots], state_names=[n for n, _ in state],
