@@ -37,13 +37,17 @@ def conversion_table(folder, levels=(1, 2, 3, 4), timeout=60.0):
     for level in levels:
         t0 = time.perf_counter()
         tasks, skipped = load_kernelbench(folder, level=level, timeout=timeout)
-        reasons = {}
-        for s in skipped: reasons[s.reason] = reasons.get(s.reason, 0) + 1
+        reasons, which = {}, {}
+        for s in skipped:
+            reasons[s.reason] = reasons.get(s.reason, 0) + 1
+            which.setdefault(s.reason, []).append(Path(s.path).stem)
         rows.append(dict(level=level, files=len(tasks) + len(skipped), converted=len(tasks),
                          scaled=sum(bool(t.extra.get('scaled')) for t in tasks), seconds=round(time.perf_counter() - t0, 1),
-                         skipped=dict(sorted(reasons.items(), key=lambda kv: -kv[1]))))
+                         skipped=dict(sorted(reasons.items(), key=lambda kv: -kv[1])), skipped_files=which,
+                         notes={t.name: t.extra['notes'] for t in tasks if t.extra.get('notes')}))
         print(f"level {level}: {rows[-1]['converted']}/{rows[-1]['files']} converted ({rows[-1]['scaled']} scaled down), "
               f"{rows[-1]['seconds']} s; skipped: {rows[-1]['skipped']}", flush=True)
+        for reason, stems in which.items(): print(f'  {reason}: {", ".join(stems)}', flush=True)
     return rows
 
 

@@ -7,6 +7,7 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/data.html.md"""
 # %% ../nbs/03_data.ipynb #bd12a02a
 from __future__ import annotations
 import ast, hashlib, inspect, json, math, os, pickle, random, re, select, subprocess, sys, textwrap, time, traceback
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 import torch
@@ -15,12 +16,13 @@ from .core import *
 from .tasks import *
 
 # %% auto #0
-__all__ = ['C_TYPES', 'SAKANA_HUB', 'SAKANA_COLUMNS', 'SHIM_HEADER', 'SFT_COLUMNS', 'HINTS', 'Skipped', 'c_identifier',
-           'KernelBenchReference', 'SpecTemplate', 'SizeProduct', 'FlopsTable', 'convert_problem', 'task_from_spec',
-           'ProblemWorker', 'find_problems', 'load_kernelbench', 'sakana_schema', 'sakana_split', 'load_sakana',
-           'size_templates', 'sakana_to_launcher', 'sft_features', 'hint_for', 'feedback_template', 'vary_description',
-           'vary_kernel', 'is_heldout', 'sft_pairs', 'sakana_tasks', 'sakana_examples', 'write_manifest',
-           'load_manifest', 'ConvertOptions', 'ArchiveOptions', 'SftOptions', 'data_args', 'data_command']
+__all__ = ['C_TYPES', 'CPU_FLOPS', 'PARAM_ROOM', 'SAKANA_HUB', 'SAKANA_COLUMNS', 'SHIM_HEADER', 'SFT_COLUMNS', 'HINTS', 'Skipped',
+           'c_identifier', 'KernelBenchReference', 'SpecTemplate', 'SizeProduct', 'FlopsTable', 'convert_problem',
+           'task_from_spec', 'ProblemWorker', 'find_problems', 'load_kernelbench', 'sakana_schema', 'sakana_split',
+           'load_sakana', 'size_templates', 'sakana_to_launcher', 'sft_features', 'hint_for', 'feedback_template',
+           'vary_description', 'vary_kernel', 'is_heldout', 'sft_pairs', 'sakana_tasks', 'sakana_examples',
+           'write_manifest', 'load_manifest', 'ConvertOptions', 'ArchiveOptions', 'SftOptions', 'data_args',
+           'data_command']
 
 # %% ../nbs/03_data.ipynb #1d28e880
 @dataclass
@@ -67,10 +69,11 @@ def _exec_problem(source: str, path: str = '<problem>') -> dict:
 # %% ../nbs/03_data.ipynb #91439f00
 class KernelBenchReference:
     "A KernelBench `Model` as a pure function: forward tensors, then parameters and floating buffers."
-    def __init__(self, source: str, init_inputs: list, arg_slots: list, state_names: list[str], path: str = '<problem>', seed: int = 0):
-        # arg_slots: one per forward argument, ('tensor', None) or ('const', value)
+    def __init__(self, source: str, init_inputs: list, arg_slots: list, state_names: list[str], path: str = '<problem>', seed: int = 0,
+                 sizes: dict | None = None):
+        # arg_slots: one per forward argument, ('tensor', None) or ('const', value); sizes: module-level sizes scaled down
         self.source, self.init_inputs, self.arg_slots = source, list(init_inputs), [tuple(s) for s in arg_slots]
-        self.state_names, self.path, self.seed = list(state_names), str(path), seed
+        self.state_names, self.path, self.seed, self.sizes = list(state_names), str(path), seed, dict(sizes or {})
         self._models = {}
 
     def __getstate__(self): return {k: v for k, v in self.__dict__.items() if k != '_models'}
@@ -84,6 +87,7 @@ def build(self: KernelBenchReference, device='cpu'):
     key = str(device)
     if key not in self._models:
         ns = _exec_problem(self.source, self.path)
+        ns.update(self.__dict__.get('sizes', {}))
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(self.seed)
             self._models[key] = ns['Model'](*self.init_inputs).to(device)
@@ -97,9 +101,10 @@ def __call__(self: KernelBenchReference, *tensors):
         raise TypeError(f'expected {n_args} forward tensors and {len(self.state_names)} parameters, got {len(tensors)} tensors')
     it = iter(tensors[:n_args])
     args = [next(it) if kind == 'tensor' else value for kind, value in self.arg_slots]
-    # clones: a module in training mode (BatchNorm) updates its buffers, and the caller's tensors must not change
     state = {n: t.clone() for n, t in zip(self.state_names, tensors[n_args:])}
     model = self.build(tensors[0].device if tensors else 'cpu')
+    f64 = any(t.dtype == torch.float64 for t in tensors)
+    state.update({n: b.to(torch.float64) if f64 and b.is_floating_point() else b.clone() for n, b in model.named_buffers()})
     with torch.no_grad():
         return torch.func.functional_call(model, state, tuple(args))
 
@@ -146,12 +151,48 @@ def _flat_outputs(out) -> list[torch.Tensor]:
 def _dtype_name(t: torch.Tensor) -> str: return str(t.dtype).replace('torch.', '')
 
 # %% ../nbs/03_data.ipynb #a677799d
+def _rnn_meta(self, input, hx=None):
+    "Shape-only forward of an `nn.RNNBase` on meta inputs: (output, h_n) or (output, (h_n, c_n)), and its FLOPs."
+    D, lstm = 2 if self.bidirectional else 1, isinstance(self, torch.nn.LSTM)
+    H, Hout = self.hidden_size, (self.proj_size or self.hidden_size) if lstm else self.hidden_size
+    batched = input.dim() == 3
+    L, N = (input.shape[1], input.shape[0]) if batched and self.batch_first else (input.shape[0], input.shape[1] if batched else None)
+    lead = (N, L) if batched and self.batch_first else (L, N) if batched else (L,)
+    state = lambda h: (D * self.num_layers, N, h) if batched else (D * self.num_layers, h)
+    for h, want in zip((hx if isinstance(hx, tuple) else (hx,)) if hx is not None else (), (state(Hout), state(H))):
+        if tuple(h.shape) != want: raise RuntimeError(f'expected hidden size {want}, got {tuple(h.shape)}')
+    gates = {'LSTM': 4, 'GRU': 3}.get(self.mode, 1)
+    per_step = sum(2 * gates * H * ((self.input_size if l == 0 else D * Hout) + Hout) + (2 * H * Hout if Hout != H else 0)
+                   for l in range(self.num_layers)) * D
+    _RNN_FLOPS.append(per_step * L * (N or 1))
+    out, h_n = input.new_empty(lead + (D * Hout,)), input.new_empty(state(Hout))
+    return (out, (h_n, input.new_empty(state(H)))) if lstm else (out, h_n)
+
+_RNN_FLOPS = []
+
+# %% ../nbs/03_data.ipynb #8ce32feb
+@contextmanager
+def _fast_rnn():
+    classes = (torch.nn.LSTM, torch.nn.GRU, torch.nn.RNN)
+    orig = {c: c.forward for c in classes}
+    def patched(c):
+        def forward(self, input, hx=None):
+            if isinstance(input, torch.Tensor) and input.device.type == 'meta': return _rnn_meta(self, input, hx)
+            return orig[c](self, input, hx)
+        return forward
+    for c in classes: c.forward = patched(c)
+    try: yield
+    finally:
+        for c, f in orig.items(): c.forward = f
+
+# %% ../nbs/03_data.ipynb #d1188010
 def _meta_forward(model, args: list):
     "Output tensors (meta) and the FLOPs of matmuls/convolutions, for one set of meta inputs."
     from torch.utils.flop_counter import FlopCounterMode
-    with torch.no_grad(), FlopCounterMode(display=False) as fc:
+    _RNN_FLOPS.clear()
+    with torch.no_grad(), _fast_rnn(), FlopCounterMode(display=False) as fc:
         outs = _flat_outputs(model(*args))
-    return outs, fc.get_total_flops()
+    return outs, fc.get_total_flops() + sum(_RNN_FLOPS)
 
 # %% ../nbs/03_data.ipynb #42418601
 def _scaled_values(b: int) -> list[int]:
@@ -213,7 +254,7 @@ def _infer_domains(ref, templates, sizes) -> list:
         except _Skip: raise
         except Exception as e: raise _Skip('forward-raises', f'{type(e).__name__}: {e}'[:500])
     if ok(templates): return templates
-    floats = [i for i, (_, dt, _) in enumerate(templates) if dt.startswith(('float', 'bfloat'))]
+    floats = [i for i, (_, dt, dom) in enumerate(templates) if dt.startswith(('float', 'bfloat')) and dom == 'real']
     pos = [(d, dt, 'positive' if i in floats else dom) for i, (d, dt, dom) in enumerate(templates)]
     if not ok(pos): raise _Skip('non-finite', 'the reference gives NaN or inf on random inputs, signed or positive')
     for i in floats:
@@ -339,10 +380,27 @@ def _init_inputs(ns: dict, source: str = '') -> list:
     except Exception as e: raise _hub_skip(source, e) or _Skip('init-inputs-raise', f'{type(e).__name__}: {e}'[:500])
 
 # %% ../nbs/03_data.ipynb #b9b48f4b
+_VALUE_MAKERS = ('linspace', 'logspace', 'arange')
+
+def _meta_model(Model, init: list):
+    "`Model(*init)` on `meta`, with `linspace`, `logspace` and `arange` making real (CPU) values for the constructor."
+    orig = {n: getattr(torch, n) for n in _VALUE_MAKERS}
+    def on_cpu(f):
+        def g(*a, **k):
+            if k.get('device') is None: k['device'] = 'cpu'
+            return f(*a, **k)
+        return g
+    for n, f in orig.items(): setattr(torch, n, on_cpu(f))
+    try:
+        with torch.device('meta'): return Model(*init).to('meta')
+    finally:
+        for n, f in orig.items(): setattr(torch, n, f)
+
+# %% ../nbs/03_data.ipynb #8dc71323
 def _meta_problem(ns: dict, Model, init: list, source: str = ''):
     "The module built on `meta` and the given inputs traced there."
     try:
-        with torch.device('meta'): meta_model = Model(*init)
+        meta_model = _meta_model(Model, init)
     except Exception as e:
         raise _hub_skip(source, e) or _Skip('init-raises', f'Model(*get_init_inputs()) failed: {type(e).__name__}: {e}'[:500])
     try: given = _trace_inputs(ns)
@@ -363,14 +421,14 @@ def _arg_slots(given: list) -> list:
     return slots
 
 # %% ../nbs/03_data.ipynb #e90a7b71
-def _module_state(meta_model, max_elements: int) -> list:
-    "(name, meta tensor) of every parameter and floating buffer; raise `_Skip` when they are too large."
-    state = [(n, p) for n, p in meta_model.named_parameters()] + [(n, b) for n, b in meta_model.named_buffers() if b.is_floating_point()]
+def _module_state(meta_model, max_elements: int, room: int = 1) -> list:
+    "(name, meta tensor) of every parameter; raise `_Skip` when they are over `room` × the cap."
+    state = list(meta_model.named_parameters())
     for n, p in state:
         if _dtype_name(p) not in C_TYPES: raise _Skip('unsupported-dtype', f'parameter {n} of dtype {p.dtype}')
     state_elems = sum(p.numel() for _, p in state)
-    if state_elems > max_elements:
-        raise _Skip('too-large', f'the parameters alone have {state_elems:,} elements (cap {max_elements:,})')
+    if state_elems > room * max_elements:
+        raise _Skip('too-large', f'the parameters alone have {state_elems:,} elements (cap {room * max_elements:,})')
     return state
 
 # %% ../nbs/03_data.ipynb #5cf25d85
@@ -382,14 +440,21 @@ def _variant(meta_model, args: list, how: str, state_elems: int) -> dict:
     return dict(inputs=ins, outputs=[tuple(o.shape) for o in outs], out_dtypes=[_dtype_name(o) for o in outs], flops=flops, how=how,
                 elements=sum(map(math.prod, ins)) + state_elems + sum(math.prod(o.shape) for o in outs))
 
+# %% ../nbs/03_data.ipynb #b2216365
+CPU_FLOPS = 1e10
+
+def _fits(v: dict, max_elements: int, free: int = 0) -> bool:
+    "Whether variant `v` is small enough to run on the CPU; `free` elements (the parameters, given room) are not counted."
+    return v['elements'] - free <= max_elements and v['flops'] <= CPU_FLOPS
+
 # %% ../nbs/03_data.ipynb #ee430285
-def _shape_variants(ns: dict, given: list, meta_model, state_elems: int, max_elements: int):
+def _shape_variants(ns: dict, given: list, meta_model, state_elems: int, max_elements: int, free: int = 0):
     "The given variant first, then scaled ones the forward pass accepts; and notes on those it refused."
     try: variants = [_variant(meta_model, given, 'as given', state_elems)]
     except _Skip: raise
     except Exception as e: raise _Skip('forward-raises', f'{type(e).__name__}: {e}'[:500])
     notes = []
-    def enough(): return len(variants) >= 3 and any(v['elements'] <= max_elements for v in variants)
+    def enough(): return len(variants) >= 3 and any(_fits(v, max_elements, free) for v in variants)
     for strategy in _STRATEGIES:
         if enough(): break
         try: b = _leading_size(strategy, ns, given)
@@ -414,15 +479,18 @@ def _index_domains(ns: dict, given: list, variants: list, dtypes: list, n_state:
         bs = [int(v['how'].split('→')[1]) for v in variants if v['how'].startswith('batch_size')]
         smallest_b = min(bs) if bs else None
     hints = _value_hints(ns, len(given), variants[0]['elements'] - state_elems, max_elements, smallest_b)
-    hints = [h for h, t in zip(hints or [None] * len(given), given) if isinstance(t, torch.Tensor)] + [None] * n_state
+    tensor_only = lambda vals: [v for v, t in zip(vals or [None] * len(given), given) if isinstance(t, torch.Tensor)] + [None] * n_state
+    hints, classes = tensor_only(hints), tensor_only(_class_counts(ns))
+    structures = tensor_only(_structures(ns, max_elements))
     domains = []
     for i, dt in enumerate(dtypes):
         if dt == 'bool': domains.append('index:2')
+        elif dt.startswith(('int', 'uint')) and classes[i]: domains.append(f'index:{classes[i]}')
         elif dt.startswith(('int', 'uint')):
             h = hints[i] if i < len(hints) else None
             if h is None or h[0] < 0: raise _Skip('unsupported-dtype', f'integer input {i} whose range is unknown or negative')
             domains.append(f'index:{int(h[1]) + 1}')
-        else: domains.append('real')
+        else: domains.append(structures[i] or 'real')
     return domains
 
 # %% ../nbs/03_data.ipynb #6342e033
@@ -478,10 +546,10 @@ def _probe_shapes(ns: dict, Model, init: list) -> list[list[tuple]]:
         try:
             if kind == 'global': ns[k] = old + 2; init2 = list(ns['get_init_inputs']())
             else: init2 = list(init); init2[k] += 2
-            with torch.device('meta'): m = Model(*init2)
+            m = _meta_model(Model, init2)
             given = _trace_inputs(ns)
             outs, _ = _meta_forward(m, given)
-            state = [p for _, p in m.named_parameters()] + [b for _, b in m.named_buffers() if b.is_floating_point()]
+            state = [p for _, p in m.named_parameters()]
             probes.append([tuple(t.shape) for t in given if isinstance(t, torch.Tensor)] + [tuple(p.shape) for p in state] + [tuple(o.shape) for o in outs])
         except Exception: pass
         finally:
@@ -525,13 +593,16 @@ def _tier(level, flops: dict, pointwise: bool, has_state: bool) -> int:
     return 0 if pointwise and not has_state else 1
 
 # %% ../nbs/03_data.ipynb #6027d8c5
+_DOMAIN_WORDS = {'positive': ', positive', 'symmetric': ', symmetric (over its last two dimensions)',
+                 'upper': ', upper triangular (over its last two dimensions)', 'lower': ', lower triangular (over its last two dimensions)'}
+
 def _describe(Model, path, level, source, init, slots, c_in, in_dims, dtypes, domains, state_names, c_out, out_dims, out_dtypes, sizes) -> str:
     def shape_txt(ds): return '(' + ', '.join(ds) + ')' if ds else 'a scalar (0-d)'
     n_t = len(c_in) - len(state_names)
     doc = re.split(r'\n\s*\n', inspect.getdoc(Model) or '')[0].replace('\n', ' ').strip()
     lines = [f'{doc} ' if doc else '', f'(KernelBench level {level} problem `{Path(path).stem}`.) ' if level is not None else f'(KernelBench problem `{Path(path).stem}`.) ']
     lines.append('Inputs: ' + '; '.join(f'{c} {shape_txt(d)} {dt}' + (f" = the module's `{sn}`" if i >= n_t else '')
-                                        + (', positive' if dom == 'positive' else '') + (f', integers in [0, {dom.split(":")[1]})' if dom.startswith('index') else '')
+                                        + _DOMAIN_WORDS.get(dom, '') + (f', integers in [0, {dom.split(":")[1]})' if dom.startswith('index') else '')
                                         for i, (c, d, dt, dom, sn) in enumerate(zip(c_in, in_dims, dtypes, domains, [None] * n_t + list(state_names)))) + '. ')
     lines.append('Output: ' + '; '.join(f'{c} {shape_txt(d)} {dt}' for c, d, dt in zip(c_out, out_dims, out_dtypes)) + '. ')
     fixed = [f'{n} = {vals[0]}' for n, vals in sizes.items() if len(set(vals)) == 1]
@@ -552,8 +623,8 @@ def _degenerate_reason(ref, templates, sizes) -> str | None:
         for o in outs:
             if o.numel() == 0: continue
             o = o.double()
-            if not bool((o == o.view(-1)[0]).all()): return None
-            values.add(float(o.view(-1)[0]))
+            if not bool((o == o.reshape(-1)[0]).all()): return None
+            values.add(float(o.reshape(-1)[0]))
         if len(values) > 1: return None
     if not values: return None
     v = values.pop()
@@ -573,25 +644,129 @@ def _scale_globals(ns: dict, factor: int) -> dict:
         if new != v: ns[k] = new; scaled[k] = [v, new]
     return scaled
 
+# %% ../nbs/03_data.ipynb #5116a057
+def _randint_bounds(a: tuple, k: dict) -> tuple:
+    "(low, high) of a `torch.randint` call: `randint(high, size)` or `randint(low, high, size)`."
+    ints = [v for v in a if type(v) is int]
+    lo, hi = (ints[0], ints[1]) if len(ints) >= 2 else (0, ints[0] if ints else None)
+    return k.get('low', lo), k.get('high', hi)
+
+def _class_counts(ns: dict) -> list:
+    "For each value `get_inputs()` returns: the `high` of the `torch.randint(0, high, …)` that made it, else None."
+    made, orig = [], torch.randint
+    def randint(*a, **k):
+        t = orig(*a, **k); lo, hi = _randint_bounds(a, k)
+        made.append((t, hi if lo == 0 else None)); return t
+    torch.randint = randint
+    try: xs = _trace_inputs(ns)
+    except Exception: return []
+    finally: torch.randint = orig
+    return [next((h for t, h in made if t is x), None) for x in xs]
+
+# %% ../nbs/03_data.ipynb #bebbd86e
+def _structure_of(x) -> str | None:
+    "'symmetric', 'upper' or 'lower' for a float tensor whose last two dimensions are such a square matrix (not a constant), else None."
+    if not (isinstance(x, torch.Tensor) and x.is_floating_point() and x.dim() >= 2 and x.shape[-1] == x.shape[-2] >= 2): return None
+    if bool((x == x.reshape(-1)[0]).all()): return None
+    if torch.equal(x, x.mT): return 'symmetric'
+    if torch.equal(x, x.triu()): return 'upper'
+    if torch.equal(x, x.tril()): return 'lower'
+    return None
+
+# %% ../nbs/03_data.ipynb #cee29c06
+def _structures(ns: dict, max_elements: int, limit: int = 1 << 20) -> list:
+    "The structure of each value `get_inputs()` returns, run for real at sizes divided by 1, 2, … 64 until its inputs have at most `limit` elements."
+    for factor in (1, 2, 4, 8, 16, 32, 64):
+        scaled = _scale_globals(ns, factor) if factor > 1 else {}
+        try:
+            if factor > 1 and not scaled: return []
+            if sum(t.numel() for t in _trace_inputs(ns) if isinstance(t, torch.Tensor)) <= min(limit, max_elements):
+                return [_structure_of(x) for x in ns['get_inputs']()]
+        except Exception: return []
+        finally: ns.update({k: a for k, (a, _) in scaled.items()})
+    return []
+
+# %% ../nbs/03_data.ipynb #c3eaf00a
+_RANDOM_FACTORIES = ('randn', 'rand', 'randn_like', 'rand_like', 'randint', 'normal')
+
+def _random_draws(model, args: list) -> list[torch.Tensor]:
+    "The tensors `model`'s forward draws from PyTorch's random functions, on meta inputs."
+    made, orig = [], {n: getattr(torch, n) for n in _RANDOM_FACTORIES}
+    def recorded(f):
+        def g(*a, **k): t = f(*a, **k); made.append(t); return t
+        return g
+    for n, f in orig.items(): setattr(torch, n, recorded(f))
+    try:
+        with torch.no_grad(), _fast_rnn(), torch.device('meta'): model(*args)
+    finally:
+        for n, f in orig.items(): setattr(torch, n, f)
+    return made
+
+# %% ../nbs/03_data.ipynb #2cb23c4f
+def _optional_args(model, n_given: int) -> list[str]:
+    "Names of `forward`'s positional parameters after the first `n_given` whose default is None."
+    ps = [p for p in inspect.signature(model.forward).parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return [p.name for p in ps[n_given:] if p.default is None]
+
+# %% ../nbs/03_data.ipynb #b7ef6ee0
+def _state_as_inputs(ns: dict, Model, meta_model, given: list) -> list[str]:
+    "Make `get_inputs()` draw the random state `forward` would draw for its optional arguments; their names, [] when it draws none."
+    try: drawn = _random_draws(meta_model, given)
+    except Exception: return []
+    if not drawn: return []
+    opt = _optional_args(meta_model, len(given))
+    if len(opt) != len(drawn) or not all(t.is_floating_point() for t in drawn):
+        what = ', '.join(str(tuple(t.shape)) for t in drawn[:4])
+        raise _Skip('nondeterministic', f'forward draws {len(drawn)} random tensors on every call ({what}) and takes no argument '
+                    'for them: a kernel cannot reproduce them')
+    orig = ns['get_inputs']
+    def get_inputs():
+        xs = list(orig())
+        m = _meta_model(Model, ns['get_init_inputs']())
+        metas = [x.to('meta') if isinstance(x, torch.Tensor) else x for x in xs]
+        return xs + [torch.randn(t.shape, dtype=t.dtype) for t in _random_draws(m, metas)]
+    ns['get_inputs'] = get_inputs
+    return opt
+
+# %% ../nbs/03_data.ipynb #738638ef
+def _cpu_variants(variants: list, max_elements: int, free: int = 0) -> list:
+    cpu = sorted([v for v in variants if _fits(v, max_elements, free)], key=lambda v: v['elements'])
+    if cpu: return cpu
+    small = min(variants, key=lambda v: v['elements'])
+    raise _Skip('too-large', f'the smallest shape has {small["elements"]:,} elements and {small["flops"]:.3g} FLOPs '
+                f'(caps {max_elements:,} and {CPU_FLOPS:.0e})')
+
+# %% ../nbs/03_data.ipynb #23d7beba
+def _what_changed(scaled: dict, drawn_state: list, buffers: list) -> str:
+    out = ''
+    if scaled: out += '\n\nThe sizes are scaled down from the problem file: ' + ', '.join(f'{k} = {b} (not {a})' for k, (a, b) in scaled.items()) + '.'
+    if drawn_state: out += f'\n\nforward is called with {", ".join(drawn_state)} given (drawn like the other inputs), never drawing them itself.'
+    if buffers: out += (f"\n\nThe module's buffers ({', '.join(buffers[:8])}{', …' if len(buffers) > 8 else ''}) are not inputs: "
+                        'they keep the values its constructor gives them.')
+    return out
+
 # %% ../nbs/03_data.ipynb #aef08539
-def _convert_at(source: str, path: str, name: str, level: int | None, max_elements: int, factor: int = 1) -> dict:
+def _convert_at(source: str, path: str, name: str, level: int | None, max_elements: int, factor: int = 1, room: int = 1) -> dict:
     ns, Model = _load_problem(source, path)
     scaled = _scale_globals(ns, factor) if factor > 1 else {}
     if factor > 1 and not scaled: raise _Skip('too-large', 'no module-level size to scale down')
     init = _init_inputs(ns, source)
     meta_model, given = _meta_problem(ns, Model, init, source)
-    slots, state = _arg_slots(given), _module_state(meta_model, max_elements)
+    drawn_state = _state_as_inputs(ns, Model, meta_model, given)
+    if drawn_state: given = _trace_inputs(ns)
+    slots, state = _arg_slots(given), _module_state(meta_model, max_elements, room)
     state_elems, state_shapes = sum(p.numel() for _, p in state), [tuple(p.shape) for _, p in state]
-    variants, notes = _shape_variants(ns, given, meta_model, state_elems, max_elements)
+    free = state_elems if room > 1 else 0
+    variants, notes = _shape_variants(ns, given, meta_model, state_elems, max_elements, free)
     tensor_names = [n for n, (k, _) in zip(_forward_arg_names(meta_model, len(given)), slots) if k == 'tensor']
     dtypes = [_dtype_name(t) for t in given if isinstance(t, torch.Tensor)] + [_dtype_name(p) for _, p in state]
-    cpu = sorted([v for v in variants if v['elements'] <= max_elements], key=lambda v: v['elements'])
-    if not cpu: raise _Skip('too-large', f'the smallest shape has {min(v["elements"] for v in variants):,} elements (cap {max_elements:,})')
+    cpu = _cpu_variants(variants, max_elements, free)
     domains = _index_domains(ns, given, variants, dtypes, len(state), state_elems, max_elements)
-    ref = KernelBenchReference(source, init, slots, [n for n, _ in state], path)
+    ref = KernelBenchReference(source, init, slots, [n for n, _ in state], path, sizes={k: b for k, (a, b) in scaled.items()})
     domains, pointwise = _cpu_checks(ref, variants, cpu, state_shapes, dtypes, domains, notes)
     why = _degenerate_reason(ref, *_concrete(cpu[0], state_shapes, dtypes, domains))
     if why: raise _Skip('degenerate', why)
+    if free > max_elements: notes.insert(0, f'the parameters ({state_elems:,} elements) are over the cap, given {room}× room')
     if scaled: notes.insert(0, f'sizes divided by {factor} to fit the CPU: ' + ', '.join(f'{k} {a} → {b}' for k, (a, b) in scaled.items()))
     final = _choose_shapes(variants, notes)
     sizes, in_dims, out_dims, shapes = _size_names(final, state_shapes, _probe_shapes(ns, Model, init))
@@ -604,7 +779,8 @@ def _convert_at(source: str, path: str, name: str, level: int | None, max_elemen
     low = any(dt in ('float16', 'bfloat16') for dt in out_dtypes)
     state_c = {n: c for (n, _), c in zip(state, c_in[len(tensor_names):])}
     desc = _describe(Model, path, level, source, init, slots, c_in, in_dims, dtypes, domains, [n for n, _ in state], c_out, out_dims, out_dtypes, sizes)
-    if scaled: desc += '\n\nThe sizes are scaled down from the problem file: ' + ', '.join(f'{k} = {b} (not {a})' for k, (a, b) in scaled.items()) + '.'
+    desc += _what_changed(scaled, drawn_state, [n for n, _ in meta_model.named_buffers()])
+    if drawn_state: notes.append(f'the random state forward would draw ({", ".join(drawn_state)}) is drawn as inputs')
     return dict(name=name, level=level, path=str(path), source=source, tier=_tier(level, flops, pointwise, bool(state)),
                 description=desc, signature=_signature(c_in, dtypes, c_out, out_dtypes, sizes),
                 init_repr=repr(init), slots=[[k, v] for k, v in slots], state_names=[n for n, _ in state],
@@ -617,18 +793,21 @@ def _convert_at(source: str, path: str, name: str, level: int | None, max_elemen
                 scaled=scaled)
 
 # %% ../nbs/03_data.ipynb #f516a85a
+PARAM_ROOM = 4
+
 def _convert(source: str, path: str, name: str, level: int | None, max_elements: int) -> dict:
     try: return _convert_at(source, path, name, level, max_elements)
     except _Skip as s:
         if s.reason != 'too-large': raise
-        first = s
-    for factor in (2, 4, 8, 16, 32, 64):
-        try: return _convert_at(source, path, name, level, max_elements, factor)
-        except _Skip as s:
-            if s.reason in ('degenerate', 'nondeterministic'): raise
-            if s.reason != 'too-large':
-                raise _Skip('too-large', f'{first.detail}; scaled down by {factor}: {s.reason}: {s.detail}'[:500])
-    raise _Skip('too-large', f'{first.detail}, and still after scaling its sizes down by 64')
+        first, why = s, None
+    for room, factors in ((1, (2, 4, 8, 16, 32, 64)), (PARAM_ROOM, (1, 2, 4, 8))):
+        for factor in factors:
+            try: return _convert_at(source, path, name, level, max_elements, factor, room)
+            except _Skip as s:
+                if s.reason in ('degenerate', 'nondeterministic'): raise
+                if s.reason != 'too-large': why = why or f'; scaled down by {factor}: {s.reason}: {s.detail}'; break
+    why = why or f', and still after scaling its sizes down by 64 and giving the parameters {PARAM_ROOM}× the cap'
+    raise _Skip('too-large', (first.detail + why)[:500])
 
 # %% ../nbs/03_data.ipynb #b89cfa75
 def convert_problem(source: str, path: str = '<problem>', name: str = 'problem', level: int | None = None,
@@ -644,7 +823,7 @@ def task_from_spec(spec: dict) -> Task:
     "The `Task` a conversion spec describes (pure: runs nothing)."
     tpl = lambda ts: SpecTemplate([(tuple(d), dt, dom) for d, dt, dom in ts])
     ref = KernelBenchReference(spec['source'], ast.literal_eval(spec['init_repr']), [tuple(s) for s in spec['slots']],
-                               spec['state_names'], spec['path'])
+                               spec['state_names'], spec['path'], sizes={k: v[1] for k, v in spec.get('scaled', {}).items()})
     shapes = [dict(s) for s in spec['shapes']]
     return Task(spec['name'], spec['tier'], spec['description'], spec['signature'], reference=ref,
                 inputs=tpl(spec['inputs']), outputs=tpl(spec['outputs']), shapes=shapes,

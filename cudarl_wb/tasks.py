@@ -74,7 +74,7 @@ class TensorSpec(Record):
     "Shape, dtype and value domain of one input or output tensor."
     shape: tuple[int, ...]
     dtype: str = 'float32'
-    domain: str = 'real'     # 'real' | 'positive' | 'unit' | 'index:<N>'
+    domain: str = 'real'     # 'real' | 'positive' | 'unit' | 'index:<N>' | 'symmetric' | 'upper' | 'lower'
 
     @property
     def numel(self) -> int: return math.prod(self.shape)
@@ -82,6 +82,8 @@ class TensorSpec(Record):
     def nbytes(self) -> int: return self.numel * torch.empty((), dtype=getattr(torch, self.dtype)).element_size()
 
 # %% ../nbs/02_tasks.ipynb #72c58789
+_STRUCTURES = {'symmetric': lambda x: (x + x.mT) / 2, 'upper': torch.triu, 'lower': torch.tril}
+
 def draw(spec: TensorSpec, gen: torch.Generator, device='cpu', scale: float = 1.0, dist: str = 'normal') -> torch.Tensor:
     "Random values for `spec`: `dist` is 'normal', 'uniform' or 'heavy' (Student-t like tails), times `scale`."
     dtype, shape = getattr(torch, spec.dtype), tuple(spec.shape)
@@ -96,6 +98,7 @@ def draw(spec: TensorSpec, gen: torch.Generator, device='cpu', scale: float = 1.
     else: raise ValueError(f'unknown distribution {dist!r}')
     if spec.domain == 'positive': x = x.abs() + 0.1
     elif spec.domain == 'unit': x = torch.tanh(x) * 0.99
+    elif spec.domain in _STRUCTURES: x = _STRUCTURES[spec.domain](x)
     elif spec.domain != 'real': raise ValueError(f'unknown domain {spec.domain!r}')
     if spec.domain != 'unit': x = x * scale
     return x.to(dtype).to(device)

@@ -195,6 +195,84 @@ def test_kernelbench_extra_cases_convert_or_say_why():
         assert a[0] == a[1] == b[0] == b[1]
 
 
+
+@pytest.fixture(scope='module')
+def meaning():
+    "Problems whose inputs carry a meaning: structured matrices, class targets, module buffers, state drawn in forward."
+    tasks, skipped = load_kernelbench(DATA/'kernelbench_meaning', isolate=False)
+    assert skipped == [], skipped
+    return {t.name: t for t in tasks}
+
+
+def _draws(t, shape=0, seed=0):
+    return t.make_inputs(t.shapes[shape], torch.Generator().manual_seed(seed))
+
+
+def test_kernelbench_structured_matrices_stay_structured(meaning):
+    sym, low = meaning['kb_l1_13_matmul_for_symmetric_matrices'], meaning['kb_l1_15_matmul_for_lower_triangular_matrices']
+    for t, dom in ((sym, 'symmetric'), (low, 'lower')):
+        assert t.tier == 2 and [d for _, _, d in t.extra['spec']['inputs']] == [dom, dom]
+        assert [list(s.values()) for s in t.shapes][-1] == [256 if t is sym else 64]
+        for k in range(len(t.shapes)):
+            a, b = _draws(t, k, seed=k)
+            n = t.shapes[k]['d0']
+            assert a.shape == b.shape == (n, n)
+            assert torch.equal(a, a.T) if t is sym else torch.equal(a, a.tril()) and bool((a.tril(-1) != 0).any())
+    assert 'symmetric' in sym.description and 'lower triangular' in low.description
+
+
+def test_kernelbench_class_targets_come_from_the_class_count(meaning):
+    ce = meaning['kb_l1_95_crossentropy_many_classes']
+    assert ce.tier == 1 and [s['d1'] for s in ce.shapes] == [1000] * 3 and ce.shapes[-1]['d0'] == 8
+    assert [p.domain for p in ce.inputs(ce.timing_shape)] == ['real', 'index:1000']    # 8 samples, 1000 classes
+    x, y = _draws(ce, -1)
+    torch.testing.assert_close(ce.run_reference([x, y])[0], torch.nn.functional.cross_entropy(x, y))
+
+
+def test_kernelbench_buffers_stay_module_state(meaning):
+    bn = meaning['kb_l1_33_batchnorm_training']
+    assert [p.name for p in bn.params if p.role == 'in'] == ['x', 'bn_weight', 'bn_bias']
+    assert bn.tier == 1 and [s['d0'] for s in bn.shapes] == [7, 8, 16] and "buffers (bn.running_mean" in bn.description
+    x, w, b = _draws(bn)
+    expected = torch.nn.functional.batch_norm(x, None, None, w, b, training=True)
+    torch.testing.assert_close(bn.run_reference([x, w, b])[0], expected)
+    torch.testing.assert_close(bn.run_reference([x, w, b])[0], expected)     # training mode twice: same answer
+    att = meaning['kb_l3_43_causal_attention_mask']                       # the causal mask is not a random input
+    assert [p.name for p in att.params if p.role == 'in'] == ['x', 'qkv_weight', 'qkv_bias'] and att.tier == 3
+    x, w, b = _draws(att, -1)
+    y = att.run_reference([x, w, b])[0]
+    x2 = x.clone(); x2[:, -1] += 1                                           # the last position cannot reach earlier ones
+    assert torch.equal(att.run_reference([x2, w, b])[0][:, :-1], y[:, :-1])
+
+
+def test_kernelbench_lstm_state_drawn_in_forward_becomes_inputs(meaning):
+    lstm = meaning['kb_l3_35_lstm_optional_state']
+    assert lstm.tier == 3 and [p.name for p in lstm.params if p.role == 'in'][:3] == ['x', 'h0', 'c0']
+    assert lstm.extra['notes'] == ['the random state forward would draw (h0, c0) is drawn as inputs']
+    for s in lstm.shapes:                                      # the state follows the batch in every shape
+        x, h0, c0 = lstm.inputs(s)[:3]
+        assert x.shape == (s['d0'], 8, 16) and h0.shape == c0.shape == (2, s['d0'], 32)
+    xs = _draws(lstm, -1)
+    torch.manual_seed(1); a = lstm.run_reference(xs)[0]
+    torch.manual_seed(2); b = lstm.run_reference(xs)[0]
+    assert torch.equal(a, b) and a.shape == (4, 10)
+    _, skipped = load_kernelbench(DATA/'kernelbench_extra/level3', isolate=False)        # drawn with no argument for it
+    assert [s.reason for s in skipped] == ['nondeterministic'] and 'draws 2 random tensors' in skipped[0].detail
+
+
+def test_kernelbench_fusion_scan_and_conv3d_shapes_and_tiers(meaning):
+    fused = meaning['kb_l2_20_linear_gelu']
+    assert fused.tier == 3 and [s['d0'] for s in fused.shapes] == [25, 32, 64]
+    assert [p.shape for p in fused.inputs(fused.timing_shape)] == [(64, 256), (384, 256), (384,)]
+    x, w, b = _draws(fused)
+    torch.testing.assert_close(fused.run_reference([x, w, b])[0], torch.nn.functional.gelu(x @ w.T + b))
+    extra = DATA/'kernelbench_extra'
+    (scan,), _ = load_kernelbench(extra/'level1/90_cumprod.py', isolate=False)
+    assert scan.tier == 1 and [p.shape for p in scan.inputs(scan.timing_shape)] == [(16, 2048)]
+    (conv,), _ = load_kernelbench(extra/'level2/60_Conv3d_Scale.py', isolate=False)
+    assert conv.tier == 3 and [p.shape for p in conv.inputs(conv.timing_shape)] == [(4, 3, 6, 10, 10), (8, 3, 3, 3, 3), (8,)]
+    assert conv.outputs(conv.timing_shape)[0].shape == (4, 8, 4, 8, 8)
+
 def test_load_kernelbench_from_a_script_without_a_main_guard(tmp_path):
     script = tmp_path/'convert.py'
     script.write_text('from cudarl_wb.data import load_kernelbench\n'
@@ -378,6 +456,18 @@ def test_kernelbench_references_run_on_the_gpu_in_float64(kernelbench):
     for t in tasks:
         sizes = t.shapes[0]
         xs = t.make_inputs(sizes, torch.Generator().manual_seed(0))
+        cpu = t.run_reference(xs)[0]
+        gpu = t.run_reference([x.cuda() for x in xs])[0].cpu()
+        g64 = t.run_reference([x.cuda().double() if x.is_floating_point() else x.cuda() for x in xs])[0].cpu()
+        torch.testing.assert_close(gpu, cpu, atol=1e-3, rtol=1e-3, msg=t.name)
+        torch.testing.assert_close(g64.float(), cpu, atol=1e-3, rtol=1e-3, msg=t.name)
+
+
+@pytest.mark.cuda
+def test_meaning_references_run_on_the_gpu_in_float64(meaning):
+    "Structured inputs, class targets, module buffers and LSTM state: the GPU's float32 and float64 calls agree with the CPU."
+    for t in meaning.values():
+        xs = t.make_inputs(t.shapes[0], torch.Generator().manual_seed(0))
         cpu = t.run_reference(xs)[0]
         gpu = t.run_reference([x.cuda() for x in xs])[0].cpu()
         g64 = t.run_reference([x.cuda().double() if x.is_floating_point() else x.cuda() for x in xs])[0].cpu()
