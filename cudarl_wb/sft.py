@@ -842,6 +842,8 @@ def _sft_data(config: SFTConfig, tester, tok, log=print, data: str = 'builtin') 
     pairs = dict(generator=dict(rows=len(g_rows), trained=len(gen_ds), too_long=g_drop, by_origin=_generator_counts(g_rows)),
                  optimizer=dict(rows=len(o_all), trained=len(opt_ds), too_long=o_drop, by_origin=_counts(o_all, 'origin')),
                  sources=sources, seconds=round(time.perf_counter() - t0, 1))
+    if not len(gen_ds):
+        raise ValueError(f"no generator examples from {data}: {len(g_rows)} rows, {g_drop} of them longer than {config.max_length} tokens")
     log(f"data: {len(gen_ds)} Generator examples, {len(opt_ds)} Optimizer examples "
         f"({pairs['optimizer']['by_origin']}) in {pairs['seconds']} s")
     return gen_ds, opt_ds, pairs
@@ -871,6 +873,7 @@ def _train_agents(models, data: dict, config: SFTConfig, work: Path, state: dict
         if agent == 'optimizer' and config.optimizer_init == 'generator' and 'generator' in models.agents and \
                 last_checkpoint_step(work/agent) is None:
             _copy_agent(models, 'generator', 'optimizer')
+        if not len(data[agent]): log(f'{agent}: no examples (all longer than the length limit?), not trained'); continue
         train[agent] = train_agent(models, agent, data[agent], config, work/agent, budget_s=budget * shares[agent] if budget else None,
                                    steps=config.steps.get(agent), probe=probe if agent == 'generator' else None, **kw)
         t = train[agent]

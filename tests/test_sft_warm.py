@@ -80,10 +80,14 @@ def test_sft_data_sources(archive):
     from cudarl_wb.agents import Tester
     from cudarl_wb.models import load_tokenizer
     with Tester(evaluator=False) as tester:
-        gen, opt, pairs = _sft_data(sft_config('tiny'), tester, load_tokenizer(), log=lambda *a: None, data=f'sakana:{archive}')
+        gen, opt, pairs = _sft_data(sft_config('tiny', max_length=4096, max_length_optimizer=4096), tester, load_tokenizer(),
+                                    log=lambda *a: None, data=f'sakana:{archive}')
     src = pairs['sources'][f'sakana:{archive}']
     assert list(pairs['sources']) == [f'sakana:{archive}'] and len(gen) + pairs['generator']['too_long'] == src['generator']
+    assert len(opt) + pairs['optimizer']['too_long'] == src['optimizer']
     assert pairs['generator']['by_origin'] == {'sakana/sakana': src['generator']}
+    with pytest.raises(ValueError, match=r'no generator examples from sakana:.*longer than 700 tokens'):   # the archive's are long
+        _sft_data(sft_config('tiny'), None, load_tokenizer(), log=lambda *a: None, data=f'sakana:{archive}')
     with pytest.raises(ValueError, match='unknown SFT data source'):
         _sft_data(sft_config('tiny'), None, None, data='kernelbench:x')
 
@@ -93,7 +97,9 @@ def test_cli_trains_on_the_archive(archive, tmp_path):
     env = {**os.environ, 'PYTHONPATH': f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}", 'OMP_NUM_THREADS': '1',
            'CUDARL_CACHE': os.environ.get('CUDARL_CACHE') or str(tmp_path/'cache')}
     r = subprocess.run([sys.executable, '-m', 'cudarl_wb.sft', '--data', f'sakana:{archive}', '--out', str(tmp_path/'out'),
-                        '--max-steps', '2', '--no-eval', '--no-progress'], capture_output=True, text=True, env=env, timeout=600)
+                        '--max-steps', '2', '--no-eval', '--no-progress', '--set', 'max_length=4096', '--set', 'max_length_optimizer=4096'],
+                       capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     m = json.loads((tmp_path/'out'/'metrics.json').read_text())
     assert list(m['pairs']['sources']) == [f'sakana:{archive}'] and m['train']['generator']['steps'] == 2
+    assert 'optimizer' not in m['train'] and 'optimizer: no examples' in r.stdout      # the archive's repair prompts are too long for tiny
