@@ -933,6 +933,13 @@ def _run_state(out: Path, resume: bool) -> dict | None:
     work.mkdir(parents=True, exist_ok=True)
     return state
 
+# %% ../nbs/12_sft.ipynb #40687362
+def _length_line(config: SFTConfig, max_steps=None, epochs=None, budget=None) -> str:
+    length = f'{max_steps} steps per agent' if max_steps else f'{epochs} epochs' if epochs else \
+        ', '.join(f'{n} {a} steps' for a, n in config.steps.items()) if config.steps else 'the time budget'
+    return (length + (f', capped at {budget:.0f} s' if budget else '')
+            + (f'; the Generator stops early once {config.stop_compile:.0%} of the probe compiles' if config.eval_every else ''))
+
 # %% ../nbs/12_sft.ipynb #d0968dff
 def run_sft(preset: str = 'tiny', model=None, out='sft_checkpoints', epochs: float | None = None, max_steps: int | None = None,
             time_budget_s: float | None = None, resume: bool = False, eval_tasks=None, progress: bool = True,
@@ -953,11 +960,7 @@ def run_sft(preset: str = 'tiny', model=None, out='sft_checkpoints', epochs: flo
     models = sft_models(preset, model, device, quantize, seed=config.seed)
     dev = models.parameters_of(models.agents[0])[0].device
     budget = time_budget_s if time_budget_s is not None else (None if (max_steps or epochs) else config.time_budget_s)
-    length = f'{max_steps} steps per agent' if max_steps else f'{epochs} epochs' if epochs else \
-        ', '.join(f'{n} {a} steps' for a, n in config.steps.items()) if config.steps else 'the time budget'
-    log(f'SFT warm start: {model or preset} ({models.mode}) on {_device_name(dev)}; {length}'
-        + (f', capped at {budget:.0f} s' if budget else '')
-        + (f'; stops early once {config.stop_compile:.0%} of the probe compiles' if config.eval_every else ''))
+    log(f'SFT warm start: {model or preset} ({models.mode}) on {_device_name(dev)}; {_length_line(config, max_steps, epochs, budget)}')
     with Tester(evaluator=None if dev.type == 'cuda' else False, time_it=False) as tester:
         gen_ds, opt_ds, pairs = _sft_data(config, tester, models.tokenizer, log, data)
         probes = probe_tasks(config)
