@@ -971,6 +971,8 @@ def run_sft(preset: str = 'tiny', model=None, out='sft_checkpoints', epochs: flo
             state['before'] = _evaluate(models, tasks, cases, tester, config)
             log(f"before: Generator compile {state['before']['generator']['compile']:.0%}, format {state['before']['generator']['format']:.0%}"
                 f" on {len(tasks)} held-out tasks ({state['before']['seconds']} s)")
+        if evaluate and 'entropy_before' not in state:      # one forward pass per task: measured even when 'before' is skipped
+            state['entropy_before'] = (state.get('before') or {}).get('generator', {}).get('entropy') or answer_entropy(models, tasks)
         state['config'] = config.to_dict(); atomic_write_json(work/'run.json', state)
         models, train = _train_agents(models, {'generator': gen_ds, 'optimizer': opt_ds}, config, work, state, budget, log, probe,
                                       max_steps=max_steps, epochs=epochs, resume=resume, progress=progress, threads=threads)
@@ -982,6 +984,7 @@ def run_sft(preset: str = 'tiny', model=None, out='sft_checkpoints', epochs: flo
         mode = tester.mode
     metrics = _sft_metrics(models, dev, mode, config, pairs, tasks, cases, train, state.get('before'), after, load, t_start,
                            str(model or preset), preset if not model else None)
+    metrics['entropy']['before'] = state.get('entropy_before')
     eval_rows = {w: {a: (ev or {}).get(a, {}).get('rows') for a in ('generator', 'optimizer')}
                  for w, ev in (('before', state.get('before')), ('after', after))}
     _write_layout(models, out, metrics, eval_rows, keep=work if keep_checkpoints else None)
