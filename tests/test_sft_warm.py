@@ -103,3 +103,15 @@ def test_cli_trains_on_the_archive(archive, tmp_path):
     m = json.loads((tmp_path/'out'/'metrics.json').read_text())
     assert list(m['pairs']['sources']) == [f'sakana:{archive}'] and m['train']['generator']['steps'] == 2
     assert 'optimizer' not in m['train'] and 'optimizer: no examples' in r.stdout      # the archive's repair prompts are too long for tiny
+
+
+@pytest.mark.cuda
+def test_probe_on_gpu_during_bf16_training(tmp_path):
+    "`small` on a GPU: the probe generates and is judged in the middle of bf16 training, and training goes on after it."
+    if not nvcc_path(): pytest.skip('no nvcc')
+    m = run_sft('small', out=tmp_path/'sft', progress=False, evaluate='after', steps={'generator': 20, 'optimizer': 4},
+                eval_every=10, stop_compile=1.01, min_entropy=0.0, **{**QUICK, 'batch_size': 8, 'grad_accum': 2})
+    g = m['train']['generator']
+    assert g['bf16'] is True and g['steps'] == 20 and [p['step'] for p in g['probes']] == [10], g
+    assert g['probes'][0]['compile'] is not None and g['probes'][0]['entropy'] > 0
+    assert m['entropy']['before'] > m['entropy']['after'] > 0
