@@ -14,12 +14,13 @@ from .core import *
 from .tasks import Task, TASKS, get_task, procedural_tasks
 
 # %% auto #0
-__all__ = ['SFT_PRESETS', 'HELDOUT_BUILTINS', 'MUTATIONS', 'SFTConfig', 'sft_config', 'heldout_tasks', 'task_group',
-           'generator_rows', 'mutate', 'simulated_verdict', 'draw_mutants', 'repair_rows', 'row_task', 'render_row',
-           'encode_example', 'tokenize_rows', 'CompletionCollator', 'ShuffledBuckets', 'CosineSchedule', 'bf16_fast',
-           'last_checkpoint', 'last_checkpoint_step', 'train_agent', 'format_ok', 'evaluate_generator', 'repair_cases',
-           'evaluate_optimizer', 'plot_sft', 'sft_models', 'run_sft', 'master_dtype', 'start_agents', 'SFTOptions',
-           'sft_args', 'sft_table', 'sft_command']
+__all__ = ['SFT_PRESETS', 'HELDOUT_BUILTINS', 'MUTATIONS', 'SFT_SOURCES', 'SFTConfig', 'sft_config', 'heldout_tasks',
+           'task_group', 'probe_tasks', 'generator_rows', 'mutate', 'simulated_verdict', 'draw_mutants', 'repair_rows',
+           'row_task', 'render_row', 'encode_example', 'tokenize_rows', 'CompletionCollator', 'ShuffledBuckets',
+           'CosineSchedule', 'bf16_fast', 'last_checkpoint', 'last_checkpoint_step', 'train_agent', 'format_ok',
+           'evaluate_generator', 'repair_cases', 'evaluate_optimizer', 'answer_entropy', 'probe_generator', 'plot_sft',
+           'sft_models', 'parse_sources', 'sakana_rows', 'builtin_rows', 'run_sft', 'master_dtype', 'WarmStartError',
+           'check_warm_start', 'start_agents', 'SFTOptions', 'sft_args', 'sft_table', 'sft_command']
 
 # %% ../nbs/12_sft.ipynb #2847b6e5
 @dataclass
@@ -38,7 +39,12 @@ class SFTConfig(Record):
     batching: str = 'buckets'          # 'buckets' (length-grouped, in random order), 'random', or 'length' (transformers' sampler)
     max_length: int = 700              # Generator examples longer than this are dropped (not cut)
     max_length_optimizer: int = 1536
-    time_budget_s: float | None = 230.0    # training seconds for both agents together
+    steps: dict = field(default_factory=lambda: {'generator': 745, 'optimizer': 71})   # optimizer steps per agent
+    time_budget_s: float | None = 900.0    # a cap on training seconds for both agents together (None: no cap)
+    eval_every: int = 150              # Generator steps between early-stop probes (0: no probes)
+    probe: dict = field(default_factory=lambda: {'elementwise': 3, 'rowreduce': 1, 'broadcast': 1})
+    stop_compile: float = 0.8          # stop the Generator once the probe compiles this share
+    min_entropy: float = 0.02          # ... or before its per-token entropy (nats) on held-out answers falls below this
     shares: dict = field(default_factory=lambda: {'generator': 0.75, 'optimizer': 0.25})
     optimizer_init: str = 'generator'  # the Optimizer starts from the trained Generator ('generator') or the base ('base')
     save_every_s: float = 60.0         # a resumable checkpoint at least this often
@@ -52,7 +58,9 @@ SFT_PRESETS = {
     'tiny': SFTConfig(),
     'small': SFTConfig(procedural={'elementwise': 8000, 'rowreduce': 2500, 'broadcast': 2500}, builtin_variants=2,
                        repair_pairs=400, learning_rate=1e-3, min_lr_ratio=0.05, warmup_steps=40, batch_size=16, grad_accum=2,
-                       weight_decay=0.01, max_length=1024, max_length_optimizer=2048, time_budget_s=210.0,
+                       weight_decay=0.01, max_length=1024, max_length_optimizer=2048, time_budget_s=600.0,
+                       steps={'generator': 1225, 'optimizer': 260}, eval_every=200, stop_compile=1.0,
+                       probe={'elementwise': 4, 'rowreduce': 2, 'broadcast': 2},
                        save_every_s=120.0, eval_procedural={'elementwise': 40, 'rowreduce': 20, 'broadcast': 20}, eval_repair=24),
 }
 
@@ -75,6 +83,13 @@ def heldout_tasks(per_family: dict | None = None, builtins=HELDOUT_BUILTINS) -> 
 def task_group(task: Task) -> str:
     "The group a task is reported in: its procedural family, or 'builtin'."
     return task.extra.get('generator', 'procedural') if task.family == 'procedural' else task.family
+
+# %% ../nbs/12_sft.ipynb #615dca07
+def probe_tasks(config: SFTConfig) -> list[Task]:
+    "`config.probe[family]` held-out compositions per family, the ones after `config.eval_procedural[family]` in the fixed list."
+    skip = config.eval_procedural
+    return [t for fam, n in config.probe.items() if n
+            for t in procedural_tasks(skip.get(fam, 0) + n, seed=0, split='heldout', family=fam)[skip.get(fam, 0):]]
 
 # %% ../nbs/12_sft.ipynb #8ed6f5e4
 def generator_rows(config: SFTConfig, heldout=HELDOUT_BUILTINS):
@@ -368,7 +383,7 @@ class _Plan(_Callback):
             ahead = int((self.budget - el) / (el / k))
             self.schedule.total = max(state.global_step + 1, min(self.cap, state.global_step + ahead))
         if state.global_step >= self.schedule.total: self.stopped_by = 'plan'
-        elif self.budget and el >= 1.25 * self.budget: self.stopped_by = 'time'
+        elif self.budget and el >= (1.25 if self.replan else 1.0) * self.budget: self.stopped_by = 'time'
         if self.stopped_by: control.should_training_stop = control.should_save = True
         elif self.save_every and now - self.last_save >= self.save_every: control.should_save = True
         return control
@@ -432,6 +447,21 @@ class _Progress(_Callback):
     def on_train_end(self, args, state, control, **kw):
         if self.bar is not None: self.bar.close(); self.bar = None
 
+# %% ../nbs/12_sft.ipynb #68bd8b90
+class _EarlyStop(_Callback):
+    def __init__(self, probe, every: int, stop_compile: float, min_entropy: float = 0.0):
+        self.probe, self.every, self.stop_compile, self.min_entropy = probe, int(every), stop_compile, min_entropy
+        self.history, self.reason = [], None
+
+    def on_step_end(self, args, state, control, **kw):
+        if not self.every or state.global_step % self.every or control.should_training_stop: return control
+        r = dict(step=state.global_step, **self.probe())
+        self.history.append(r)
+        if r['compile'] is not None and r['compile'] >= self.stop_compile: self.reason = f"probe compiles {r['compile']:.0%}"
+        elif r.get('entropy') is not None and r['entropy'] < self.min_entropy: self.reason = f"entropy {r['entropy']:.3f} nats/token"
+        if self.reason: control.should_training_stop = control.should_save = True
+        return control
+
 # %% ../nbs/12_sft.ipynb #09d9b759
 def bf16_fast(device) -> bool:
     "True where bf16 autocast speeds training up: a bf16-capable GPU, or a CPU with AMX / AVX512-BF16."
@@ -489,9 +519,10 @@ def _estimate_steps(dataset, config: SFTConfig, budget_s: float, device) -> int:
     prior = 150_000 if torch.device(device).type == 'cuda' else 8_000
     return max(10, int(budget_s * prior / max(1.0, per_step)))
 
-def _plan_length(dataset, config: SFTConfig, device, budget_s=None, max_steps=None, epochs=None) -> tuple[int, int, bool]:
-    "`(planned steps, hard cap, whether the plan follows the time budget)`: from `max_steps`, `epochs`, the budget, else one epoch."
+def _plan_length(dataset, config: SFTConfig, device, budget_s=None, max_steps=None, epochs=None, steps=None) -> tuple[int, int, bool]:
+    "`(planned steps, hard cap, whether the plan follows the time budget)`: from `max_steps`, `epochs`, `steps`, the budget, else one epoch."
     per_epoch = math.ceil(len(dataset) / (config.batch_size * config.grad_accum))
+    max_steps = max_steps or (None if epochs else steps)
     if max_steps: return int(max_steps), int(max_steps), False
     if epochs: return max(1, math.ceil(epochs * per_epoch)), max(1, math.ceil(epochs * per_epoch)), False
     if budget_s: return _estimate_steps(dataset, config, budget_s, device), 10 ** 7, True
@@ -538,12 +569,12 @@ def _run_trainer(trainer, model, last, threads_before: int) -> float:
 # %% ../nbs/12_sft.ipynb #38dea11d
 def train_agent(models, agent: str, dataset, config: SFTConfig, out_dir, budget_s: float | None = None,
                 max_steps: int | None = None, epochs: float | None = None, resume: bool = False, progress: bool = True,
-                threads: int | str | None = 'auto') -> dict:
+                threads: int | str | None = 'auto', steps: int | None = None, probe=None) -> dict:
     "Train `agent`'s own parameters on `dataset` (`tokenize_rows` output) with `Trainer`; return what happened."
     out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
     if len(dataset) == 0: raise ValueError(f'{agent}: no training examples')
     collator = CompletionCollator(models.tokenizer.pad_token_id)
-    total, cap, replan = _plan_length(dataset, config, models.parameters_of(agent)[0].device, budget_s, max_steps, epochs)
+    total, cap, replan = _plan_length(dataset, config, models.parameters_of(agent)[0].device, budget_s, max_steps, epochs, steps)
     schedule = CosineSchedule(total, warmup=min(config.warmup_steps, max(1, total // 10)), min_ratio=config.min_lr_ratio)
     last = last_checkpoint(out_dir) if resume else None      # a checkpoint cut short by a crash is skipped
     threads_before = torch.get_num_threads()
@@ -553,14 +584,17 @@ def train_agent(models, agent: str, dataset, config: SFTConfig, out_dir, budget_
         plan = _Plan(schedule, budget_s, replan and last is None, cap, config.save_every_s, fixed_total=None if replan else total)
         tuner = _ThreadTuner(collator) if device.type == 'cpu' and threads == 'auto' else None
         if device.type == 'cpu' and threads and threads != 'auto': torch.set_num_threads(int(threads))
-        callbacks = [plan] + [tuner] * bool(tuner) + [_Progress(f'SFT {agent}', schedule, collator, tuner)] * bool(progress)
+        early = _EarlyStop(probe, config.eval_every, config.stop_compile, config.min_entropy) if probe and config.eval_every else None
+        callbacks = [plan] + [early] * bool(early) + [tuner] * bool(tuner) + [_Progress(f'SFT {agent}', schedule, collator, tuner)] * bool(progress)
         trainer = _sft_trainer_class(config, dataset, schedule)(
             model=model, args=_training_args(out_dir, config, cap, device, bf16, config.seed),
             train_dataset=dataset, data_collator=collator, callbacks=callbacks)
         seconds = _run_trainer(trainer, model, last, threads_before)
     logs = [(h['step'], h['loss']) for h in trainer.state.log_history if 'loss' in h]
     return dict(agent=agent, examples=len(dataset), steps=trainer.state.global_step, planned_steps=schedule.total,
-                resumed_from=Path(last).name if last else None, stopped_by=plan.stopped_by or 'max_steps', seconds=round(seconds, 2),
+                resumed_from=Path(last).name if last else None, seconds=round(seconds, 2),
+                stopped_by=f'early: {early.reason}' if early and early.reason else plan.stopped_by or 'max_steps',
+                probes=early.history if early else [],
                 tokens=collator.tokens, answer_tokens=collator.answer_tokens, tokens_per_s=round(collator.tokens / max(seconds, 1e-9), 1),
                 loss_first=logs[0][1] if logs else None, loss_last=logs[-1][1] if logs else None, losses=logs, bf16=bf16,
                 threads=tuner.history if tuner else torch.get_num_threads(),
@@ -630,6 +664,34 @@ def evaluate_optimizer(models, cases: list[dict], tester, max_new_tokens: int = 
     tasks = [c['task'] for c in cases]
     reports = tester.test_many([(t, o.text) for t, o in zip(tasks, outs)])
     return _summarize(_judge_rows(tasks, outs, reports, [c['mutation'] for c in cases]), tester.mode)
+
+# %% ../nbs/12_sft.ipynb #9ddbab2d
+def answer_entropy(models, tasks, agent: str = 'generator') -> float | None:
+    "Mean per-token entropy (nats) of `agent` over the reference answers of `tasks` (those with a solution), teacher-forced."
+    from cudarl_wb.agents import answer, generator_messages
+    total, n = 0.0, 0
+    with torch.no_grad(), models.use(agent) as m:
+        was, dev = m.training, next(m.parameters()).device
+        m.eval()
+        try:
+            for t in [t for t in tasks if t.solution]:
+                e = encode_example(models.tokenizer, generator_messages(t), answer(t.solution))
+                logp = m(input_ids=torch.tensor([e['input_ids']], device=dev)).logits[0, :-1].float().log_softmax(-1)
+                keep = torch.tensor(e['labels'][1:], device=dev) != -100
+                h = -(logp.exp() * logp).sum(-1)[keep]
+                total, n = total + float(h.sum()), n + h.numel()
+        finally: m.train(was)
+    return round(total / n, 4) if n else None
+
+# %% ../nbs/12_sft.ipynb #bddf6cfd
+def probe_generator(models, tasks, tester, max_new_tokens: int = 768) -> dict:
+    "The Generator's compile and format rates on `tasks` (greedy) and its `answer_entropy`, with the seconds it took."
+    t0 = time.perf_counter()
+    with models.use('generator') as m:
+        was = m.training; m.eval()
+        try: ev = evaluate_generator(models, tasks, tester, max_new_tokens)
+        finally: m.train(was)
+    return dict(compile=ev['compile'], format=ev['format'], entropy=answer_entropy(models, tasks), seconds=round(time.perf_counter() - t0, 1))
 
 # %% ../nbs/12_sft.ipynb #0184a844
 def plot_sft(metrics: dict, path=None):
@@ -719,14 +781,42 @@ def _generator_counts(rows) -> dict:
     out = {}
     for r in rows.select_columns(['origin', 'task']):
         fam = re.match(r'proc_(\w+?)_\d+$', r['task'])
-        k = f"{r['origin']}/{fam.group(1) if fam else 'builtin'}"; out[k] = out.get(k, 0) + 1
+        k = f"{r['origin']}/{fam.group(1) if fam else 'sakana' if r['origin'] == 'sakana' else 'builtin'}"; out[k] = out.get(k, 0) + 1
     return dict(sorted(out.items()))
 
 # %% ../nbs/12_sft.ipynb #bfb2dec4
-def _sft_data(config: SFTConfig, tester, tok, log=print) -> tuple:
-    "`(Generator dataset, Optimizer dataset, pair counts)` for `config`, tokenised with `tok`."
+SFT_SOURCES = ('builtin', 'sakana')
+
+def parse_sources(spec: str) -> list[tuple[str, str | None]]:
+    "`'builtin,sakana:PATH'` → `[('builtin', None), ('sakana', 'PATH')]`."
+    out = []
+    for part in [p.strip() for p in str(spec).split(',') if p.strip()]:
+        kind, _, arg = part.partition(':')
+        if kind not in SFT_SOURCES: raise ValueError(f"unknown SFT data source {kind!r}: the sources are {', '.join(SFT_SOURCES)}")
+        if kind == 'sakana' and not arg: raise ValueError('sakana needs a parquet file, folder or Hub name: sakana:PATH_OR_HUB_NAME')
+        out.append((kind, arg or None))
+    if not out: raise ValueError('no SFT data source given')
+    return out
+
+# %% ../nbs/12_sft.ipynb #724ba25f
+def sakana_rows(source: str, report: dict | None = None, **kw) -> tuple:
+    "`(Generator rows, Optimizer rows, counts)` from the archive at `source`: its train split, launcher targets only; `kw` go to `sakana_examples`."
+    from cudarl_wb.data import load_sakana, sakana_examples
+    report = {} if report is None else report
+    test = load_sakana(source, correct_only=False, split='test')
+    ex = sakana_examples(load_sakana(source, split='train', report=report), report=report, **kw)
+    rows = {'generator': [], 'optimizer': []}
+    for r in ex:
+        if r['format'] == 'launcher': rows[r['kind']].append(r)
+        else: report[f"{r['format']} target, not the launcher form"] = report.get(f"{r['format']} target, not the launcher form", 0) + 1
+    counts = dict(generator=len(rows['generator']), optimizer=len(rows['optimizer']), left_out=dict(sorted(report.items())),
+                  heldout_problems=len({(l, t) for l, t in zip(test['Level_ID'], test['Task_ID'])}))
+    return _pairs_dataset(rows['generator']), _pairs_dataset(rows['optimizer']), counts
+
+# %% ../nbs/12_sft.ipynb #8c228ba8
+def builtin_rows(config: SFTConfig, tester) -> tuple:
+    "`(Generator rows, Optimizer rows, counts)` from the suite, the procedural families and repair pairs."
     import datasets
-    t0 = time.perf_counter()
     g_rows, o_rows = generator_rows(config)
     train_tasks = [t for t in TASKS.values() if t.name not in HELDOUT_BUILTINS and t.solution]
     train_tasks += [t for fam, n in config.procedural.items() if n for t in procedural_tasks(max(1, n // 10), seed=config.seed, split='train', family=fam)]
@@ -736,11 +826,24 @@ def _sft_data(config: SFTConfig, tester, tok, log=print) -> tuple:
         reps = tester.test_many([(row_task(r), answer(r['previous_kernel'])) for r in o_rows])
         o_rows = _pairs_dataset([{**r, 'feedback': rep.feedback} for r, rep in zip(o_rows, reps)])
     o_all = datasets.concatenate_datasets([o_rows, repairs])
+    return g_rows, o_all, dict(generator=len(g_rows), optimizer=len(o_all), heldout_builtins=list(HELDOUT_BUILTINS))
+
+# %% ../nbs/12_sft.ipynb #285fed5f
+def _sft_data(config: SFTConfig, tester, tok, log=print, data: str = 'builtin') -> tuple:
+    "`(Generator dataset, Optimizer dataset, pair counts)` for `config` from the `data` sources, tokenised with `tok`."
+    import datasets
+    t0, gs, os_, sources = time.perf_counter(), [], [], {}
+    for kind, arg in parse_sources(data):
+        g, o, c = builtin_rows(config, tester) if kind == 'builtin' else sakana_rows(arg)
+        gs.append(g); os_.append(o); sources[f'{kind}:{arg}' if arg else kind] = c
+    g_rows, o_all = datasets.concatenate_datasets(gs), datasets.concatenate_datasets(os_)
     gen_ds, g_drop = tokenize_rows(g_rows, tok, config.max_length)
     opt_ds, o_drop = tokenize_rows(o_all, tok, config.max_length_optimizer)
     pairs = dict(generator=dict(rows=len(g_rows), trained=len(gen_ds), too_long=g_drop, by_origin=_generator_counts(g_rows)),
                  optimizer=dict(rows=len(o_all), trained=len(opt_ds), too_long=o_drop, by_origin=_counts(o_all, 'origin')),
-                 seconds=round(time.perf_counter() - t0, 1))
+                 sources=sources, seconds=round(time.perf_counter() - t0, 1))
+    if not len(gen_ds):
+        raise ValueError(f"no generator examples from {data}: {len(g_rows)} rows, {g_drop} of them longer than {config.max_length} tokens")
     log(f"data: {len(gen_ds)} Generator examples, {len(opt_ds)} Optimizer examples "
         f"({pairs['optimizer']['by_origin']}) in {pairs['seconds']} s")
     return gen_ds, opt_ds, pairs
@@ -749,6 +852,7 @@ def _sft_data(config: SFTConfig, tester, tok, log=print) -> tuple:
 def _evaluate(models, tasks, cases, tester, config) -> dict:
     t0 = time.perf_counter()
     g = evaluate_generator(models, tasks, tester, config.max_new_tokens)
+    g['entropy'] = answer_entropy(models, tasks)
     o = evaluate_optimizer(models, cases, tester, config.max_new_tokens)
     return dict(generator=g, optimizer=o, seconds=round(time.perf_counter() - t0, 1))
 
@@ -758,7 +862,7 @@ def _rates_only(ev: dict | None) -> dict | None:
     return {k: ({kk: vv for kk, vv in v.items() if kk != 'rows'} if isinstance(v, dict) else v) for k, v in ev.items()}
 
 # %% ../nbs/12_sft.ipynb #5d18d6da
-def _train_agents(models, data: dict, config: SFTConfig, work: Path, state: dict, budget, log=print, **kw):
+def _train_agents(models, data: dict, config: SFTConfig, work: Path, state: dict, budget, log=print, probe=None, **kw):
     "`(models, per-agent results)`: each agent of `models` trained on `data[agent]` (keywords go to `train_agent`)."
     from cudarl_wb.models import AgentModels
     train = state.setdefault('train', {})
@@ -769,9 +873,12 @@ def _train_agents(models, data: dict, config: SFTConfig, work: Path, state: dict
         if agent == 'optimizer' and config.optimizer_init == 'generator' and 'generator' in models.agents and \
                 last_checkpoint_step(work/agent) is None:
             _copy_agent(models, 'generator', 'optimizer')
-        train[agent] = train_agent(models, agent, data[agent], config, work/agent, budget_s=budget * shares[agent] if budget else None, **kw)
-        log(f"{agent}: {train[agent]['steps']} steps in {train[agent]['seconds']:.0f} s, {train[agent]['tokens_per_s']:.0f} tokens/s, "
-            f"loss {train[agent]['loss_first']:.3f} → {train[agent]['loss_last']:.3f}")
+        if not len(data[agent]): log(f'{agent}: no examples (all longer than the length limit?), not trained'); continue
+        train[agent] = train_agent(models, agent, data[agent], config, work/agent, budget_s=budget * shares[agent] if budget else None,
+                                   steps=config.steps.get(agent), probe=probe if agent == 'generator' else None, **kw)
+        t = train[agent]
+        log(f"{agent}: {t['steps']} of {t['planned_steps']} steps in {t['seconds']:.0f} s ({t['stopped_by']}), "
+            f"{t['tokens_per_s']:.0f} tokens/s, loss {t['loss_first']:.3f} → {t['loss_last']:.3f}")
         models.save(work/'stage')
         atomic_write_json(work/'run.json', state)
     return models, train
@@ -796,6 +903,7 @@ def _sft_metrics(models, dev, tester_mode, config, pairs, tasks, cases, train, b
                    **{a: {k: v for k, v in t.items() if k != 'losses'} for a, t in train.items()}),
         losses={a: t['losses'] for a, t in train.items()},
         eval=dict(before=_rates_only(before), after=_rates_only(after)),
+        entropy={w: ((ev or {}).get('generator') or {}).get('entropy') for w, ev in (('before', before), ('after', after))},
         wall_seconds=round(time.perf_counter() - t_start, 1), peak_memory=dict(cpu_rss_gb=_peak_rss_gb(), gpu_gb=max(gpu_peaks) if gpu_peaks else None),
         load_average=dict(start=load, end=_load_average()),
         versions=dict(torch=torch.__version__, transformers=__import__('transformers').__version__))
@@ -825,13 +933,21 @@ def _run_state(out: Path, resume: bool) -> dict | None:
     work.mkdir(parents=True, exist_ok=True)
     return state
 
+# %% ../nbs/12_sft.ipynb #40687362
+def _length_line(config: SFTConfig, max_steps=None, epochs=None, budget=None) -> str:
+    length = f'{max_steps} steps per agent' if max_steps else f'{epochs} epochs' if epochs else \
+        ', '.join(f'{n} {a} steps' for a, n in config.steps.items()) if config.steps else 'the time budget'
+    return (length + (f', capped at {budget:.0f} s' if budget else '')
+            + (f'; the Generator stops early once {config.stop_compile:.0%} of the probe compiles' if config.eval_every else ''))
+
 # %% ../nbs/12_sft.ipynb #d0968dff
 def run_sft(preset: str = 'tiny', model=None, out='sft_checkpoints', epochs: float | None = None, max_steps: int | None = None,
             time_budget_s: float | None = None, resume: bool = False, eval_tasks=None, progress: bool = True,
             evaluate: bool | str = True, device=None, quantize: str | None = None, config: SFTConfig | None = None,
-            keep_checkpoints: bool = False, threads: int | str | None = 'auto', log=print, **overrides) -> dict:
+            keep_checkpoints: bool = False, threads: int | str | None = 'auto', log=print, data: str = 'builtin', **overrides) -> dict:
     """Warm-start the Generator and Optimizer of `preset` (or `model`) and write them, with `metrics.json`, to `out`.
-    `evaluate`: True (before and after), 'after', or False; `threads` (CPU): 'auto' (tuned while training) or a number.
+    `evaluate`: True (before and after), 'after', or False; `threads` (CPU): 'auto' (tuned while training) or a number;
+    `data`: the example sources (`parse_sources`); `time_budget_s` caps the training seconds.
     Other keywords override `SFTConfig` settings. Returns the metrics."""
     from cudarl_wb.agents import Tester
     t_start = time.perf_counter()
@@ -844,26 +960,31 @@ def run_sft(preset: str = 'tiny', model=None, out='sft_checkpoints', epochs: flo
     models = sft_models(preset, model, device, quantize, seed=config.seed)
     dev = models.parameters_of(models.agents[0])[0].device
     budget = time_budget_s if time_budget_s is not None else (None if (max_steps or epochs) else config.time_budget_s)
-    log(f'SFT warm start: {model or preset} ({models.mode}) on {_device_name(dev)}; '
-        + (f'{max_steps} steps per agent' if max_steps else f'{epochs} epochs' if epochs else f'time budget {budget:.0f} s'))
+    log(f'SFT warm start: {model or preset} ({models.mode}) on {_device_name(dev)}; {_length_line(config, max_steps, epochs, budget)}')
     with Tester(evaluator=None if dev.type == 'cuda' else False, time_it=False) as tester:
-        gen_ds, opt_ds, pairs = _sft_data(config, tester, models.tokenizer, log)
+        gen_ds, opt_ds, pairs = _sft_data(config, tester, models.tokenizer, log, data)
+        probes = probe_tasks(config)
+        probe = (lambda: probe_generator(models, probes, tester, config.max_new_tokens)) if config.eval_every and probes else None
         tasks = [get_task(t) if isinstance(t, str) else t for t in eval_tasks] if eval_tasks is not None else heldout_tasks(config.eval_procedural)
         cases = repair_cases(tasks, config.eval_repair, tester) if evaluate else []
         if evaluate is True and 'before' not in state:
             state['before'] = _evaluate(models, tasks, cases, tester, config)
             log(f"before: Generator compile {state['before']['generator']['compile']:.0%}, format {state['before']['generator']['format']:.0%}"
                 f" on {len(tasks)} held-out tasks ({state['before']['seconds']} s)")
+        if evaluate and 'entropy_before' not in state:      # one forward pass per task: measured even when 'before' is skipped
+            state['entropy_before'] = (state.get('before') or {}).get('generator', {}).get('entropy') or answer_entropy(models, tasks)
         state['config'] = config.to_dict(); atomic_write_json(work/'run.json', state)
-        models, train = _train_agents(models, {'generator': gen_ds, 'optimizer': opt_ds}, config, work, state, budget, log,
+        models, train = _train_agents(models, {'generator': gen_ds, 'optimizer': opt_ds}, config, work, state, budget, log, probe,
                                       max_steps=max_steps, epochs=epochs, resume=resume, progress=progress, threads=threads)
         after = _evaluate(models, tasks, cases, tester, config) if evaluate else None
-        if after: log(f"after: Generator compile {after['generator']['compile']:.0%}, format {after['generator']['format']:.0%}"
+        if after: log(f"after: Generator compile {after['generator']['compile']:.0%}, format {after['generator']['format']:.0%}, "
+                      f"entropy {after['generator']['entropy']} nats/token"
                       + (f", correct {after['generator']['correct']:.0%}" if after['generator']['correct'] is not None else '')
                       + f"; Optimizer repairs compile {after['optimizer']['compile'] or 0:.0%}")
         mode = tester.mode
     metrics = _sft_metrics(models, dev, mode, config, pairs, tasks, cases, train, state.get('before'), after, load, t_start,
                            str(model or preset), preset if not model else None)
+    metrics['entropy']['before'] = state.get('entropy_before')
     eval_rows = {w: {a: (ev or {}).get(a, {}).get('rows') for a in ('generator', 'optimizer')}
                  for w, ev in (('before', state.get('before')), ('after', after))}
     _write_layout(models, out, metrics, eval_rows, keep=work if keep_checkpoints else None)
@@ -877,17 +998,36 @@ def master_dtype(device, whole: bool) -> torch.dtype | None:
     "The dtype to load trainable weights in: fp32 for whole models and on a CPU; else None (as saved, or the device's default: a LoRA base)."
     return torch.float32 if whole or torch.device(device).type == 'cpu' else None
 
+# %% ../nbs/12_sft.ipynb #5a959b54
+class WarmStartError(RuntimeError):
+    "A warm start too weak to train RL from."
+
+def check_warm_start(folder, min_compile: float | None = 0.5) -> dict:
+    "The held-out Generator rates of the warm start in `folder`; `WarmStartError` when it compiles under `min_compile` (None or 0: no check)."
+    m = json.loads((Path(folder)/'metrics.json').read_text())
+    g = ((m.get('eval') or {}).get('after') or {}).get('generator') or {}
+    if not min_compile or g.get('compile') is None or g['compile'] >= min_compile: return g
+    t, load = m.get('train', {}).get('generator', {}), (m.get('load_average') or {}).get('start')
+    raise WarmStartError(
+        f"the warm start in {folder} is not usable for RL: its Generator compiles {g['compile']:.0%} of {g['n']} held-out tasks "
+        f"(format {g['format']:.0%}; at least {min_compile:.0%} needed) after {t.get('steps')} of {t.get('planned_steps')} steps in "
+        f"{t.get('seconds', 0):.0f} s, stopped by {t.get('stopped_by')}; load average {load}. Give it more time (--sft-budget is a cap "
+        f"in seconds), run it on a GPU, or on a quieter machine; delete {folder} to warm-start again, or pass it as "
+        f"--generator-checkpoint to train from it anyway.")
+
 # %% ../nbs/12_sft.ipynb #9d5820dd
-def start_agents(source, *, optimizer_source=None, sft_out=None, sft_budget_s: float = 0.0, device='cpu', seed: int = 0, log=print):
-    "The trainable `AgentModels` of `source` (a preset, warm-started into `sft_out` when `sft_budget_s`; a folder; a Hub name)."
+def start_agents(source, *, optimizer_source=None, sft_out=None, sft_budget_s: float = 0.0, device='cpu', seed: int = 0, log=print,
+                 min_compile: float | None = 0.5):
+    "The trainable `AgentModels` of `source` (a preset, warm-started into `sft_out` when `sft_budget_s` and checked; a folder; a Hub name)."
     from cudarl_wb.models import MODEL_PRESETS, AgentModels, build_model, read_manifest
     from cudarl_wb.episode import load_agent_models
     if str(source) in MODEL_PRESETS and sft_budget_s > 0:
         sft_out = Path(sft_out)
         if not (sft_out/'agents.json').exists():
-            log(f'warm start: SFT of {source} for up to {sft_budget_s:.0f} s → {sft_out}')
+            log(f'warm start: SFT of {source}, capped at {sft_budget_s:.0f} s → {sft_out}')
             # measured after only: before, a random preset writes no code (0%), and the minute saved goes to training
             run_sft(preset=str(source), out=str(sft_out), time_budget_s=sft_budget_s, progress=True, evaluate='after')
+        check_warm_start(sft_out, min_compile)
         source = sft_out
     p = Path(str(source))
     if str(source) in MODEL_PRESETS:
@@ -915,9 +1055,10 @@ class SFTOptions(Record):
     "What `cudarl-wb sft` asks of `run_sft`: each field is also a flag."
     preset: str = option('tiny', 'tiny (CPU, minutes) or small (one GPU)')
     model: str | None = option(None, 'a Hub name or model folder (LoRA agents), or an agents checkpoint folder to continue')
-    epochs: float | None = option(None, 'epochs over the data instead of the time budget')
-    max_steps: int | None = option(None, 'optimizer steps per agent instead of the time budget')
-    time_budget_s: float | None = option(None, "training seconds for both agents (default: the preset's)", flag='--time-budget')
+    data: str = option('builtin', 'example sources, comma-separated: builtin, sakana:PATH_OR_HUB_NAME')
+    epochs: float | None = option(None, "epochs over the data instead of the preset's steps")
+    max_steps: int | None = option(None, "optimizer steps per agent instead of the preset's")
+    time_budget_s: float | None = option(None, "a cap on training seconds for both agents (default: the preset's)", flag='--time-budget')
     out: str = option('sft_checkpoints', 'output folder')
     evaluate: bool = option(True, 'skip the held-out measurement', flag='--no-eval')
     eval_after_only: bool = option(False, 'measure after training only')
@@ -951,10 +1092,14 @@ def sft_table(metrics: dict) -> str:
         if a in tr:
             t = tr[a]
             lines.append(f"{a:10s} {t['examples']:8d} {t['steps']:6d} {t['seconds']:8.1f} {t['tokens_per_s']:9.0f} "
-                         f"{t['loss_first'] or float('nan'):8.3f} → {t['loss_last'] or float('nan'):6.3f}")
+                         f"{t['loss_first'] or float('nan'):8.3f} → {t['loss_last'] or float('nan'):6.3f}  "
+                         f"(of {t.get('planned_steps')} planned; stopped by {t.get('stopped_by')})")
     pk = metrics['peak_memory']
     lines.append(f"peak memory: {pk['cpu_rss_gb']} GB host" + (f", {pk['gpu_gb']} GB GPU" if pk.get('gpu_gb') is not None else '')
                  + f"; wall time {metrics['wall_seconds']:.0f} s (training {tr['seconds']:.0f} s, {tr['tokens_per_s']:.0f} tokens/s)")
+    h = metrics.get('entropy') or {}
+    if h.get('before') is not None or h.get('after') is not None:
+        lines.append(f"Generator entropy on held-out answers: {h.get('before')} → {h.get('after')} nats per token")
     if ev.get('after') or ev.get('before'):
         lines.append(f"{'held-out':28s} {'n':>4s} {'compile':>15s} {'format':>15s} {'correct':>15s}")
         def cell(b, a, k):
@@ -975,7 +1120,7 @@ def sft_command(args) -> int:
     from cudarl_wb.models import ModelUnavailableError
     o = from_options(SFTOptions, args)
     try:
-        metrics = run_sft(o.preset, model=o.model, out=o.out, epochs=o.epochs, max_steps=o.max_steps,
+        metrics = run_sft(o.preset, model=o.model, out=o.out, epochs=o.epochs, max_steps=o.max_steps, data=o.data,
                           time_budget_s=o.time_budget_s, resume=args.resume,
                           evaluate=False if not o.evaluate else ('after' if o.eval_after_only else True),
                           progress=o.progress, device=o.device, quantize=o.quantize,
