@@ -19,11 +19,12 @@ from .episode import Episode, Turn, stop_reason, save_transcripts, load_transcri
 from .trainer import heldout_compositions
 
 # %% auto #0
-__all__ = ['DATA_SOURCE', 'AGENT_NAME', 'FEEDBACK_TOKENS', 'verl_row', 'curriculum_splits', 'write_parquet', 'process_tester',
-           'score_dict', 'compute_score', 'reward_overrides', 'compose_ppo', 'answers_batch', 'verl_cards',
-           'train_batch', 'agent_loop_yaml', 'verl_overrides', 'check_config', 'optimizer_turn', 'fold_credit',
-           'TwoAgentLoop', 'episodes_of', 'LocalServer', 'save_for_verl', 'ServerActor', 'ActorClient', 'prepare_run',
-           'main_ppo_command', 'train_args', 'verl_model', 'train_command']
+__all__ = ['DATA_SOURCE', 'AGENT_NAME', 'FEEDBACK_TOKENS', 'PLUGIN', 'verl_row', 'curriculum_splits', 'write_parquet',
+           'process_tester', 'score_dict', 'compute_score', 'reward_overrides', 'compose_ppo', 'answers_batch',
+           'verl_cards', 'train_batch', 'agent_loop_yaml', 'verl_overrides', 'check_config', 'optimizer_turn',
+           'fold_credit', 'TwoAgentLoop', 'episodes_of', 'LocalServer', 'save_for_verl', 'ServerActor', 'ActorClient',
+           'check_plugin', 'rollout_name', 'recomputed_logprobs', 'prepare_run', 'main_ppo_command', 'train_args',
+           'verl_model', 'train_command']
 
 # %% ../nbs/16_verl.ipynb #ed63cf0b
 DATA_SOURCE = 'cudarl_wb'
@@ -342,6 +343,47 @@ class ActorClient:
     def __init__(self, handle): self.handle = handle
     async def generate(self, request_id, *, prompt_ids, sampling_params: dict, **kwargs):
         return await self.handle.generate.remote(request_id, list(prompt_ids), dict(sampling_params))
+
+# %% ../nbs/16_verl.ipynb #6d583c49
+PLUGIN = 'cudarl_wb'        # our entry point's name in the verl.plugins group
+
+def check_plugin() -> str:
+    "Raise a readable `RuntimeError` unless verl will load and use our rollout plugin; the rollout's name."
+    from importlib.metadata import entry_points
+    policy = os.environ.get('VERL_USE_EXTERNAL_PLUGINS', 'auto').strip().lower()
+    if policy == 'none' or (policy != 'auto' and PLUGIN not in {p.strip() for p in policy.split(',')}):
+        raise RuntimeError(f'VERL_USE_EXTERNAL_PLUGINS={policy!r} keeps verl from loading {PLUGIN!r}')
+    eps = [e for e in entry_points(group='verl.plugins') if e.name == PLUGIN]
+    if not eps: raise RuntimeError(f'no {PLUGIN!r} entry point in the verl.plugins group: reinstall, pip install -e ".[verl]"')
+    try: eps[0].load()
+    except Exception as e: raise RuntimeError(f'the verl plugin {eps[0].value} does not import: {type(e).__name__}: {e}') from e
+    from verl.workers.rollout.base import _ROLLOUT_REGISTRY
+    from verl.workers.rollout.replica import RolloutReplicaRegistry
+    from cudarl_wb.verl_rollout import ROLLOUT_NAME
+    if (ROLLOUT_NAME, 'async') not in _ROLLOUT_REGISTRY or ROLLOUT_NAME not in RolloutReplicaRegistry._registry:
+        raise RuntimeError(f'the verl plugin imported but did not register the {ROLLOUT_NAME!r} rollout')
+    return ROLLOUT_NAME
+
+# %% ../nbs/16_verl.ipynb #cc10fd86
+def rollout_name(choice: str = 'auto') -> str:
+    "The rollout a run uses: `choice`, or for 'auto' vLLM where it is installed and ours elsewhere."
+    import importlib.util
+    if choice != 'auto': return choice
+    return 'vllm' if importlib.util.find_spec('vllm') else 'cudarl'
+
+# %% ../nbs/16_verl.ipynb #1f61b78f
+def recomputed_logprobs(model, batch, i: int, temperature: float = 1.0) -> tuple:
+    "(rollout's, the model's) log-probs of the policy's tokens in row `i` of a verl batch, the model reading the whole row."
+    import torch
+    P = batch.batch['prompts'].shape[1]
+    keep = batch.batch['attention_mask'][i].bool()
+    ids = batch.batch['input_ids'][i][keep][None]
+    with torch.no_grad(): logits = model(input_ids=ids).logits[0].float() / temperature
+    start = int((~keep[:P]).sum())                            # the prompt's left padding
+    n = ids.shape[1] - (P - start)
+    lp = logits[P - start - 1:-1].log_softmax(-1).gather(-1, ids[0, P - start:, None])[:, 0]
+    mask = batch.batch['response_mask'][i, :n].bool()
+    return batch.batch['rollout_log_probs'][i, :n][mask], lp[mask]
 
 # %% ../nbs/16_verl.ipynb #dee1d1c2
 def prepare_run(cfg, plan, model_path: str, tokenizer_path: str | None = None, out_dir=None) -> list[str]:
