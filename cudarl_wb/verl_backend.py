@@ -24,7 +24,7 @@ __all__ = ['DATA_SOURCE', 'AGENT_NAME', 'FEEDBACK_TOKENS', 'PLUGIN', 'verl_row',
            'verl_cards', 'train_batch', 'agent_loop_yaml', 'verl_overrides', 'check_config', 'optimizer_turn',
            'fold_credit', 'TwoAgentLoop', 'episodes_of', 'LocalServer', 'save_for_verl', 'ServerActor', 'ActorClient',
            'check_plugin', 'rollout_name', 'recomputed_logprobs', 'prepare_run', 'main_ppo_command', 'train_args',
-           'verl_model', 'train_command']
+           'warm_start', 'verl_model', 'card_placement', 'latest_actor', 'merge_actor', 'final_model', 'train_command']
 
 # %% ../nbs/16_verl.ipynb #ed63cf0b
 DATA_SOURCE = 'cudarl_wb'
@@ -59,10 +59,16 @@ def write_parquet(out_dir, procedural: int = 200, eval_tasks: int = 8, seed: int
 # %% ../nbs/16_verl.ipynb #79eb1831
 _TESTERS: dict = {}
 
-def process_tester(preset: str = 'ours') -> Tester:
-    "This process's `Tester` for reward `preset` (made on first use)."
-    if preset not in _TESTERS: _TESTERS[preset] = Tester(reward_preset=preset)
-    return _TESTERS[preset]
+def process_tester(preset: str = 'ours', devices: list | None = None) -> Tester:
+    "This process's `Tester` for reward `preset` (made on first use), timing kernels on `devices` (default: every card it sees)."
+    key = (preset, tuple(devices or ()))
+    if key not in _TESTERS:
+        ev = None
+        if devices and cuda_available():
+            from cudarl_wb.benchmarker import Evaluator
+            ev = Evaluator(devices=list(devices))
+        _TESTERS[key] = Tester(evaluator=ev, reward_preset=preset)
+    return _TESTERS[key]
 
 # %% ../nbs/16_verl.ipynb #194d4c18
 def score_dict(report: TestReport, preset: str = 'ours') -> dict:
@@ -136,11 +142,13 @@ def train_batch(tasks: int, group: int, gpus: int, micro: int = 1) -> int:
 FEEDBACK_TOKENS = 512     # room for the Tester's feedback between two turns
 
 def agent_loop_yaml(path, max_turns: int = 2, threshold: float = 0.8, reward_preset: str = 'ours',
-                    max_new_tokens: int = 640) -> Path:
+                    max_new_tokens: int = 640, transcripts=None, eval_devices: list | None = None) -> Path:
     "Write the YAML that registers our two-agent loop under `AGENT_NAME` with its settings."
     import yaml
     entry = dict(name=AGENT_NAME, _target_='cudarl_wb.verl_backend.TwoAgentLoop', max_turns=int(max_turns),
                  threshold=float(threshold), reward_preset=str(reward_preset), max_new_tokens=int(max_new_tokens))
+    if transcripts is not None: entry['transcripts'] = str(transcripts)
+    if eval_devices: entry['eval_devices'] = [str(d) for d in eval_devices]
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump([entry], sort_keys=False))
     return path
@@ -235,13 +243,14 @@ class _Trajectory:
 class TwoAgentLoop(AgentLoopBase or object):
     "verl agent loop: Generator turn, then Tester feedback (mask 0) and Optimizer turns until the episode stops."
     def __init__(self, *args, max_turns: int = 2, threshold: float = 0.8, reward_preset: str = 'ours',
-                 max_new_tokens: int = 640, **kwargs):
+                 max_new_tokens: int = 640, transcripts: str | None = None, eval_devices: list | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.max_turns, self.threshold, self.reward_preset = int(max_turns), float(threshold), reward_preset
         self.max_new_tokens, self.response_length = int(max_new_tokens), self.rollout_config.response_length
+        self.transcripts, self.eval_devices = transcripts, list(eval_devices or [])
 
     async def run(self, sampling_params: dict, **row) -> AgentLoopOutput:
-        task, tester = get_task(row['reward_model']['ground_truth']), process_tester(self.reward_preset)
+        task, tester = get_task(row['reward_model']['ground_truth']), process_tester(self.reward_preset, self.eval_devices)
         s = _Trajectory(list(row['raw_prompt']), await self.ct_build_initial_tokens(list(row['raw_prompt'])),
                         Episode(task.name, group=int(row.get('index', 0)), mode=tester.mode))
         s.prompt_len = len(s.ids)
@@ -258,7 +267,9 @@ class TwoAgentLoop(AgentLoopBase or object):
             if s.episode.stop_reason or len(s.mask) >= self.response_length: break
             await self._hand_over(s, gen.text, report)
             if len(s.mask) >= self.response_length: break
-        return self._output(s)
+        out = self._output(s)
+        self._record(s.episode, (row.get('extra_info') or {}).get('split', 'train'))
+        return out
 
 # %% ../nbs/16_verl.ipynb #36b8e8a0
 @patch
@@ -297,6 +308,13 @@ def _output(self: TwoAgentLoop, s: _Trajectory) -> AgentLoopOutput:
     return AgentLoopOutput(prompt_ids=s.ids[:s.prompt_len], response_ids=s.ids[s.prompt_len:][:n], response_mask=s.mask[:n],
                            response_logprobs=s.logps[:n] if s.logps else None, reward_score=fold_credit(rewards),
                            num_turns=2 * len(ep.turns), metrics=dict(s.seconds), extra_fields=extra)
+
+# %% ../nbs/16_verl.ipynb #4e17666a
+@patch
+def _record(self: TwoAgentLoop, ep: Episode, split: str = 'train'):
+    if not self.transcripts: return
+    path = Path(self.transcripts)
+    save_transcripts(path if split == 'train' else path.parent/'evals'/'verl_val.jsonl', [ep], append=True)
 
 # %% ../nbs/16_verl.ipynb #dbf4445e
 def episodes_of(batch) -> list[Episode]:
@@ -386,12 +404,16 @@ def recomputed_logprobs(model, batch, i: int, temperature: float = 1.0) -> tuple
     return batch.batch['rollout_log_probs'][i, :n][mask], lp[mask]
 
 # %% ../nbs/16_verl.ipynb #dee1d1c2
-def prepare_run(cfg, plan, model_path: str, tokenizer_path: str | None = None, out_dir=None) -> list[str]:
+def prepare_run(cfg, plan, model_path: str, tokenizer_path: str | None = None, out_dir=None, rollout: str = 'auto',
+                eval_devices: list | None = None) -> list[str]:
     "Write the run's parquet files and agent-loop YAML under `out_dir` (default: the run's `verl_inputs/`); the overrides."
     out = Path(out_dir) if out_dir is not None else Path(cfg.output_dir)/'verl_inputs'
     files = write_parquet(out, cfg.procedural, cfg.eval_tasks, cfg.seed, cfg.suite)
-    loop = agent_loop_yaml(out/'agent_loop.yaml', cfg.max_turns, cfg.threshold, cfg.reward_preset, cfg.max_new_tokens)
-    return verl_overrides(plan, cfg, model_path, files, loop, tokenizer_path=tokenizer_path)
+    loop = agent_loop_yaml(out/'agent_loop.yaml', cfg.max_turns, cfg.threshold, cfg.reward_preset, cfg.max_new_tokens,
+                           transcripts=Path(cfg.output_dir)/'transcripts.jsonl', eval_devices=eval_devices)
+    ov = verl_overrides(plan, cfg, model_path, files, loop, tokenizer_path=tokenizer_path)
+    mine = {'actor_rollout_ref.rollout.name': rollout_name(rollout), 'trainer.save_freq': cfg.steps}
+    return [o for o in ov if o.split('=', 1)[0] not in mine] + [f'{k}={v}' for k, v in mine.items()]
 
 def main_ppo_command(overrides: list[str]) -> list[str]:
     "The command that runs verl's trainer with `overrides`."
@@ -407,19 +429,68 @@ def train_args(p):
     p.add_argument('--gpus', help="verl: plan for this inventory (e.g. 2x8xH100-80GB) instead of this machine's cards")
     p.add_argument('--ray-address', help='verl: join this Ray cluster (several nodes) instead of starting one here')
     p.add_argument('--dry-run', action='store_true', help="verl: write the run's inputs and print the command, run nothing")
+    p.add_argument('--rollout', choices=['auto', 'vllm', 'cudarl'], default='auto',
+                   help="verl: the rollout engine (auto: vLLM where it is installed, else the project's own)")
+
+# %% ../nbs/16_verl.ipynb #6c6619ca
+def warm_start(cfg, dry_run: bool = False, log=print):
+    "The model folder (or Hub name) verl trains: the checkpoint given, or the preset's warm start under `warm_start/`."
+    from cudarl_wb.trainer import _plan_target
+    from cudarl_wb.sft import start_agents
+    if cfg.generator_checkpoint is not None: return _plan_target(cfg)
+    folder = Path(cfg.output_dir)/'warm_start'
+    if dry_run: log(f'warm start: {cfg.preset}, {cfg.sft_budget_s:.0f} s of SFT → {folder}')
+    elif not (folder/'generator'/'config.json').exists():
+        start_agents(cfg.preset, sft_out=Path(cfg.output_dir)/'sft', sft_budget_s=cfg.sft_budget_s, seed=cfg.seed, log=log).save(folder)
+    return folder/'generator'
 
 # %% ../nbs/16_verl.ipynb #c4640605
-def verl_model(cfg, out_dir) -> tuple[str, str | None]:
-    "(model, tokenizer folder or None) for verl: the checkpoint, its tokenizer copied apart where the folder holds one."
-    from cudarl_wb.trainer import _plan_target
+def verl_model(src, out_dir) -> tuple[str, str | None]:
+    "(model, tokenizer folder or None) for verl: `src`, its tokenizer copied apart where the folder holds one."
     from cudarl_wb.models import load_tokenizer
-    src = Path(_plan_target(cfg))
-    if not (src/'tokenizer.json').exists(): return _plan_target(cfg), None
+    if not (Path(src)/'tokenizer.json').exists(): return str(src), None
     tok_dir = Path(out_dir)/'tokenizer'
-    load_tokenizer(src).save_pretrained(tok_dir)
+    load_tokenizer(Path(src)).save_pretrained(tok_dir)
     return str(src), str(tok_dir)
 
 # %% ../nbs/16_verl.ipynb #45b3bfa0
+def card_placement(plan) -> dict:
+    "`env`, `overrides` and the Tester's `eval_devices` that keep a one-node run's rollout and training off the evaluation cards."
+    none = dict(env={}, overrides=[], eval_devices=None)
+    if plan.inventory.nodes > 1 or plan.cpu_only: return none
+    cards, ev = plan.inventory.node_gpus(0), {g.key for g in plan.cards_of('evaluator')}
+    train, evals = [g for g in cards if g.key not in ev], [g for g in cards if g.key in ev]
+    if len(cards) == 1 or not train or not evals: return none
+    order = train + evals
+    return dict(env={'CUDA_DEVICE_ORDER': 'PCI_BUS_ID', 'CUDA_VISIBLE_DEVICES': ','.join(g.visible_id for g in order)},
+                overrides=[f'+ray_kwargs.ray_init.num_gpus={len(train)}'],
+                eval_devices=[f'cuda:{i}' for i in range(len(train), len(order))])
+
+# %% ../nbs/16_verl.ipynb #4d389c8c
+def latest_actor(verl_dir) -> Path | None:
+    "The newest `global_step_<n>/actor` folder verl saved under `verl_dir`, or None."
+    steps = sorted(Path(verl_dir).glob('global_step_*/actor'), key=lambda p: int(p.parent.name.rsplit('_', 1)[-1]))
+    return steps[-1] if steps else None
+
+def merge_actor(actor_dir, target) -> Path:
+    "verl's sharded FSDP actor checkpoint as one Hugging Face folder, by verl's own model merger."
+    import subprocess, sys
+    subprocess.run([sys.executable, '-m', 'verl.model_merger', 'merge', '--backend', 'fsdp', '--local_dir', str(actor_dir),
+                    '--target_dir', str(target)], check=True)
+    return Path(target)
+
+# %% ../nbs/16_verl.ipynb #60ba9259
+def final_model(hf_dir, tokenizer_dir, cfg, extra: dict | None = None) -> Path:
+    "The run's `final_model/` (the built-in trainer's agents layout) from verl's policy as a Hugging Face folder."
+    import torch
+    from transformers import AutoModelForCausalLM
+    from cudarl_wb.models import AgentModels, load_tokenizer
+    from cudarl_wb.trainer import save_agents
+    model = AutoModelForCausalLM.from_pretrained(str(hf_dir), dtype=torch.float32)
+    models = AgentModels.create(model, load_tokenizer(Path(tokenizer_dir)), full_finetune=True, seed=cfg.seed)
+    return save_agents(models, Path(cfg.output_dir)/'final_model', {**cfg.to_dict(), 'backend': 'verl'}, extra)
+
+# %% ../nbs/16_verl.ipynb #b9a97e05
 def _verl_plan(cfg, gpus: str | None):
     from cudarl_wb.trainer import _plan_target, _trains_lora
     from cudarl_wb.gpu_planner import plan_training
@@ -427,23 +498,35 @@ def _verl_plan(cfg, gpus: str | None):
     return plan_training(_plan_target(cfg), gpus, lora=_trains_lora(cfg), rollout_batch=cfg.batch_size,
                          group_size=cfg.group_size, seq_len=seq)
 
+def _finish(cfg, tok_dir) -> int:
+    "Convert verl's last checkpoint into `final_model/`; 1 with a readable message where verl saved none."
+    import sys
+    actor = latest_actor(Path(cfg.output_dir)/'verl')
+    if actor is None:
+        print(f'cudarl-wb train --backend verl: verl saved no checkpoint under {cfg.output_dir}/verl', file=sys.stderr); return 1
+    hf = merge_actor(actor, actor.parent/'huggingface_merged')
+    print(f'wrote {final_model(hf, tok_dir or hf, cfg, {"verl_checkpoint.json": dict(actor=str(actor))})}')
+    return 0
+
+# %% ../nbs/16_verl.ipynb #149c3b72
 def train_command(args) -> int:
-    "Run `cudarl-wb train`: the built-in trainer, or (`--backend verl`) verl's `main_ppo` with our data, reward and loop."
-    import shlex, subprocess, sys
+    "Run `cudarl-wb train`: the built-in trainer, or (`--backend verl`) verl's `main_ppo` with our data, reward, loop and rollout."
+    import importlib.util, shlex, subprocess, sys
     from cudarl_wb.trainer import GRPOConfig, train_command as builtin_command
     from cudarl_wb.gpu_planner import PlanError, ModelError
     if args.backend == 'builtin': return builtin_command(args)
-    cfg = from_options(GRPOConfig, args)
-    if cfg.generator_checkpoint is None:
-        print('cudarl-wb train --backend verl: give the model to train with --generator-checkpoint (a warm start\'s '
-              'generator/ folder, a model folder or a Hub name)', file=sys.stderr); return 2
-    try: plan = _verl_plan(cfg, args.gpus)
-    except (PlanError, ModelError) as e:
+    cfg, rollout = from_options(GRPOConfig, args), rollout_name(args.rollout)
+    try:
+        if rollout == 'cudarl' and (not args.dry_run or importlib.util.find_spec('verl')): check_plugin()
+        plan = _verl_plan(cfg, args.gpus); plan.ray_verl()
+    except (PlanError, ModelError, RuntimeError) as e:
         print(f'cudarl-wb train --backend verl: {e}', file=sys.stderr); return 2
     out = Path(cfg.output_dir)/'verl_inputs'
-    model, tok = verl_model(cfg, out)
-    cmd = main_ppo_command(prepare_run(cfg, plan, model, tokenizer_path=tok, out_dir=out))
+    model, tok = verl_model(warm_start(cfg, args.dry_run), out)
+    place = card_placement(plan) if not (args.ray_address or args.gpus) else dict(env={}, overrides=[], eval_devices=None)
+    cmd = main_ppo_command(prepare_run(cfg, plan, model, tok, out, rollout, place['eval_devices']) + place['overrides'])
     print(shlex.join(cmd))
     if args.dry_run: return 0
-    env = {**os.environ, **({'RAY_ADDRESS': args.ray_address} if args.ray_address else {})}
-    return subprocess.run(cmd, env=env).returncode
+    env = {**os.environ, **place['env'], **({'RAY_ADDRESS': args.ray_address} if args.ray_address else {})}
+    rc = subprocess.run(cmd, env=env).returncode
+    return rc or _finish(cfg, tok)
