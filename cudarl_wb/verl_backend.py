@@ -19,12 +19,13 @@ from .episode import Episode, Turn, stop_reason, save_transcripts, load_transcri
 from .trainer import heldout_compositions
 
 # %% auto #0
-__all__ = ['DATA_SOURCE', 'AGENT_NAME', 'FEEDBACK_TOKENS', 'PLUGIN', 'verl_row', 'curriculum_splits', 'write_parquet',
-           'process_tester', 'score_dict', 'compute_score', 'reward_overrides', 'compose_ppo', 'answers_batch',
-           'verl_cards', 'train_batch', 'agent_loop_yaml', 'verl_overrides', 'check_config', 'optimizer_turn',
-           'fold_credit', 'TwoAgentLoop', 'episodes_of', 'LocalServer', 'save_for_verl', 'ServerActor', 'ActorClient',
-           'check_plugin', 'rollout_name', 'recomputed_logprobs', 'prepare_run', 'main_ppo_command', 'train_args',
-           'warm_start', 'verl_model', 'card_placement', 'latest_actor', 'merge_actor', 'final_model', 'train_command']
+__all__ = ['DATA_SOURCE', 'AGENT_NAME', 'FEEDBACK_TOKENS', 'PLUGIN', 'PLUGIN_MODULE', 'verl_row', 'curriculum_splits',
+           'write_parquet', 'process_tester', 'score_dict', 'compute_score', 'reward_overrides', 'compose_ppo',
+           'answers_batch', 'verl_cards', 'train_batch', 'agent_loop_yaml', 'verl_overrides', 'check_config',
+           'optimizer_turn', 'fold_credit', 'TwoAgentLoop', 'episodes_of', 'LocalServer', 'save_for_verl',
+           'ServerActor', 'ActorClient', 'check_plugin', 'rollout_name', 'recomputed_logprobs', 'prepare_run',
+           'main_ppo_command', 'train_args', 'warm_start', 'verl_model', 'card_placement', 'latest_actor',
+           'merge_actor', 'final_model', 'train_command']
 
 # %% ../nbs/16_verl.ipynb #ed63cf0b
 DATA_SOURCE = 'cudarl_wb'
@@ -363,18 +364,21 @@ class ActorClient:
         return await self.handle.generate.remote(request_id, list(prompt_ids), dict(sampling_params))
 
 # %% ../nbs/16_verl.ipynb #6d583c49
-PLUGIN = 'cudarl_wb'        # our entry point's name in the verl.plugins group
+PLUGIN, PLUGIN_MODULE = 'cudarl_wb', 'cudarl_wb.verl_rollout'     # our entry point in the verl.plugins group
 
 def check_plugin() -> str:
     "Raise a readable `RuntimeError` unless verl will load and use our rollout plugin; the rollout's name."
+    import importlib
     from importlib.metadata import entry_points
-    policy = os.environ.get('VERL_USE_EXTERNAL_PLUGINS', 'auto').strip().lower()
-    if policy == 'none' or (policy != 'auto' and PLUGIN not in {p.strip() for p in policy.split(',')}):
-        raise RuntimeError(f'VERL_USE_EXTERNAL_PLUGINS={policy!r} keeps verl from loading {PLUGIN!r}')
-    eps = [e for e in entry_points(group='verl.plugins') if e.name == PLUGIN]
-    if not eps: raise RuntimeError(f'no {PLUGIN!r} entry point in the verl.plugins group: reinstall, pip install -e ".[verl]"')
-    try: eps[0].load()
-    except Exception as e: raise RuntimeError(f'the verl plugin {eps[0].value} does not import: {type(e).__name__}: {e}') from e
+    if PLUGIN_MODULE not in os.environ.get('VERL_USE_EXTERNAL_MODULES', '').split(','):
+        policy = os.environ.get('VERL_USE_EXTERNAL_PLUGINS', 'auto').strip().lower()
+        if policy == 'none' or (policy != 'auto' and PLUGIN not in {p.strip() for p in policy.split(',')}):
+            raise RuntimeError(f'VERL_USE_EXTERNAL_PLUGINS={policy!r} keeps verl from loading {PLUGIN!r}')
+        if not [e for e in entry_points(group='verl.plugins') if e.name == PLUGIN]:
+            raise RuntimeError(f'no {PLUGIN!r} entry point in the verl.plugins group: pip install -e ".[verl]", '
+                               f'or set VERL_USE_EXTERNAL_MODULES={PLUGIN_MODULE}')
+    try: importlib.import_module(PLUGIN_MODULE)
+    except Exception as e: raise RuntimeError(f'the verl plugin {PLUGIN_MODULE} does not import: {type(e).__name__}: {e}') from e
     from verl.workers.rollout.base import _ROLLOUT_REGISTRY
     from verl.workers.rollout.replica import RolloutReplicaRegistry
     from cudarl_wb.verl_rollout import ROLLOUT_NAME
@@ -516,6 +520,8 @@ def train_command(args) -> int:
     from cudarl_wb.gpu_planner import PlanError, ModelError
     if args.backend == 'builtin': return builtin_command(args)
     cfg, rollout = from_options(GRPOConfig, args), rollout_name(args.rollout)
+    mods = [m for m in os.environ.get('VERL_USE_EXTERNAL_MODULES', '').split(',') if m]
+    os.environ['VERL_USE_EXTERNAL_MODULES'] = ','.join(dict.fromkeys(mods + [PLUGIN_MODULE]))   # verl and Ray's workers import it
     try:
         if rollout == 'cudarl' and (not args.dry_run or importlib.util.find_spec('verl')): check_plugin()
         plan = _verl_plan(cfg, args.gpus); plan.ray_verl()

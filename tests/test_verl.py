@@ -183,6 +183,8 @@ def test_plugin_registers_our_rollout_and_fails_loudly(monkeypatch):
     assert get_rollout_replica_class(ROLLOUT_NAME).__name__ == 'RolloutReplicaOfOurs'
     monkeypatch.setenv('VERL_USE_EXTERNAL_PLUGINS', 'none')
     with pytest.raises(RuntimeError, match='VERL_USE_EXTERNAL_PLUGINS'): check_plugin()
+    monkeypatch.setenv('VERL_USE_EXTERNAL_MODULES', 'cudarl_wb.verl_rollout')      # verl's other route: a module list
+    assert check_plugin() == ROLLOUT_NAME
 
 
 @needs_verl
