@@ -19,13 +19,14 @@ from .episode import Episode, Turn, stop_reason, save_transcripts, load_transcri
 from .trainer import heldout_compositions
 
 # %% auto #0
-__all__ = ['DATA_SOURCE', 'AGENT_NAME', 'FEEDBACK_TOKENS', 'PLUGIN', 'PLUGIN_MODULE', 'verl_row', 'curriculum_splits',
-           'write_parquet', 'process_tester', 'score_dict', 'compute_score', 'reward_overrides', 'compose_ppo',
-           'answers_batch', 'verl_cards', 'train_batch', 'agent_loop_yaml', 'verl_overrides', 'check_config',
-           'optimizer_turn', 'fold_credit', 'TwoAgentLoop', 'episodes_of', 'LocalServer', 'save_for_verl',
-           'ServerActor', 'ActorClient', 'check_plugin', 'rollout_name', 'recomputed_logprobs', 'prepare_run',
-           'main_ppo_command', 'train_args', 'warm_start', 'verl_model', 'card_placement', 'latest_actor',
-           'merge_actor', 'final_model', 'train_command']
+__all__ = ['DATA_SOURCE', 'AGENT_NAME', 'FEEDBACK_TOKENS', 'ROLLOUT_NAME', 'ADAPTER', 'PLUGIN', 'PLUGIN_MODULE', 'verl_row',
+           'curriculum_splits', 'write_parquet', 'process_tester', 'score_dict', 'compute_score', 'reward_overrides',
+           'compose_ppo', 'answers_batch', 'verl_cards', 'train_batch', 'agent_loop_yaml', 'verl_overrides',
+           'check_config', 'optimizer_turn', 'fold_credit', 'TwoAgentLoop', 'episodes_of', 'LocalServer',
+           'save_for_verl', 'ServerActor', 'ActorClient', 'server_name', 'RolloutServer', 'RolloutAdapter',
+           'register_rollout', 'check_plugin', 'rollout_name', 'recomputed_logprobs', 'prepare_run', 'main_ppo_command',
+           'train_args', 'warm_start', 'verl_model', 'card_placement', 'latest_actor', 'merge_actor', 'final_model',
+           'train_command']
 
 # %% ../nbs/16_verl.ipynb #ed63cf0b
 DATA_SOURCE = 'cudarl_wb'
@@ -363,8 +364,176 @@ class ActorClient:
     async def generate(self, request_id, *, prompt_ids, sampling_params: dict, **kwargs):
         return await self.handle.generate.remote(request_id, list(prompt_ids), dict(sampling_params))
 
+# %% ../nbs/16_verl.ipynb #e1e4616d
+ROLLOUT_NAME = 'cudarl'                     # actor_rollout_ref.rollout.name=cudarl picks our rollout
+ADAPTER = 'cudarl_wb.verl_backend.RolloutAdapter'
+
+def server_name(replica_rank: int) -> str:
+    "The Ray name of replica `replica_rank`'s server actor (the worker-side adapter finds it by this name)."
+    return f'cudarl_rollout_server_{replica_rank}'
+
+# %% ../nbs/16_verl.ipynb #df966070
+class RolloutServer:
+    "verl's rollout server, for a Ray actor: a Hugging Face model sampled by the project's engines."
+    def __init__(self, model_path: str, tokenizer_path: str | None = None, response_length: int = 1024,
+                 seed: int | None = 0, cuda_visible_devices: str | None = None):
+        if cuda_visible_devices: os.environ['CUDA_VISIBLE_DEVICES'] = cuda_visible_devices
+        import torch
+        from transformers import AutoModelForCausalLM
+        from cudarl_wb.models import load_tokenizer
+        self.device = 'cuda' if torch.cuda.is_available() else 'cpu'
+        dtype = torch.bfloat16 if self.device == 'cuda' else torch.float32
+        self.model = AutoModelForCausalLM.from_pretrained(model_path, dtype=dtype).to(self.device).eval()
+        self.tokenizer, self.response_length = load_tokenizer(tokenizer_path or model_path), int(response_length)
+        self.seed, self.calls, self.weight_version, self.lock = seed, 0, 0, asyncio.Lock()
+
+# %% ../nbs/16_verl.ipynb #710356bf
+@patch
+async def generate(self: RolloutServer, request_id=None, *, prompt_ids, sampling_params: dict, **kwargs):
+    "verl's token-in, token-out call: the answer's tokens and their log-probabilities."
+    from verl.workers.rollout.replica import TokenOutput
+    from cudarl_wb.agents import Sampling, sample_tokens, stop_token_ids
+    t, k = float(sampling_params.get('temperature', 1.0)), int(sampling_params.get('top_k', 0) or 0)
+    sampling = Sampling(temperature=t or 1.0, top_p=float(sampling_params.get('top_p', 1.0)), top_k=max(k, 0),
+                        max_new_tokens=int(sampling_params.get('max_tokens') or self.response_length), greedy=t == 0)
+    async with self.lock:
+        self.calls += 1
+        seed = None if self.seed is None else self.seed + self.calls
+        ids, logps, why = (await asyncio.to_thread(sample_tokens, self.model, [list(prompt_ids)], 1, sampling,
+                                                   stop_token_ids(self.tokenizer, self.model), self.tokenizer.pad_token_id, seed))[0]
+    return TokenOutput(token_ids=ids, log_probs=logps, stop_reason='completed')
+
+# %% ../nbs/16_verl.ipynb #a659650d
+@patch
+async def sleep(self: RolloutServer):
+    "Free the card for the actor's update: the weights go to the CPU."
+    async with self.lock:
+        self.model.to('cpu')
+        if self.device == 'cuda': __import__('torch').cuda.empty_cache()
+
+@patch
+async def wake_up(self: RolloutServer):
+    "Bring the weights back to the card before the weight sync and the next rollout."
+    async with self.lock: self.model.to(self.device)
+
+@patch
+async def clear_kv_cache(self: RolloutServer):
+    "Our engines build a cache per request: give back what the allocator still holds."
+    if self.device == 'cuda': __import__('torch').cuda.empty_cache()
+
+# %% ../nbs/16_verl.ipynb #a45483f4
+async def _nothing(self, *args, **kwargs): return None
+for _m in ('release_kv_cache', 'resume_kv_cache', 'abort_all_requests', 'resume_generation', 'start_profile', 'stop_profile'):
+    setattr(RolloutServer, _m, _nothing)
+
+# %% ../nbs/16_verl.ipynb #899126e1
+@patch
+async def load_weights(self: RolloutServer, named: dict, last: bool = True) -> int:
+    "Copy the tensors `named` into the model; after the `last` bucket the weight version goes up. The version."
+    async with self.lock:
+        missing = self.model.load_state_dict(named, strict=False).unexpected_keys
+        if missing: raise KeyError(f'weights the served model does not have: {missing[:5]}')
+        if last: self.weight_version += 1
+    return self.weight_version
+
+@patch
+def info(self: RolloutServer) -> dict:
+    "What the server serves: requests answered, weight version, device."
+    return dict(calls=self.calls, weight_version=self.weight_version, device=self.device)
+
+# %% ../nbs/16_verl.ipynb #ef24fa60
+def _replica_class():
+    from verl.workers.rollout.replica import RolloutReplica
+
+    class RolloutReplicaOfOurs(RolloutReplica):
+        "verl's `RolloutReplica` for our rollout: one `RolloutServer` actor per replica."
+        async def init_standalone(self):
+            from verl.workers.rollout.replica import RolloutMode
+            self.rollout_mode = RolloutMode.STANDALONE
+            await self.launch_servers()
+
+        async def launch_servers(self):
+            await _launch_server(self)
+    return RolloutReplicaOfOurs
+
+# %% ../nbs/16_verl.ipynb #7c5a1d91
+async def _launch_server(replica):
+    "Start `replica`'s server actor, next to its training worker's card where it has one."
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+    opts, env, cvd = dict(name=server_name(replica.replica_rank), max_concurrency=replica.max_concurrency), {}, None
+    if replica.workers:
+        from verl.utils.device import get_resource_name
+        node, cvd = await replica.workers[0].__ray_call__.remote(
+            lambda w: (ray.get_runtime_context().get_node_id(), str(ray.get_runtime_context().get_accelerator_ids()[get_resource_name()][0])))
+        opts['scheduling_strategy'] = NodeAffinitySchedulingStrategy(node_id=node, soft=False)
+        env['RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES'] = '1'
+    elif ray.cluster_resources().get('GPU', 0) > 0: opts['num_gpus'] = 1
+    mc = replica.model_config
+    server = ray.remote(RolloutServer).options(runtime_env=dict(env_vars=env), **opts).remote(
+        str(mc.path), mc.get('tokenizer_path') if hasattr(mc, 'get') else getattr(mc, 'tokenizer_path', None),
+        replica.config.response_length, cuda_visible_devices=cvd)
+    await server.info.remote()      # raises here if the model failed to load
+    replica.servers, replica._server_handle, replica._server_address = [server], server, server_name(replica.replica_rank)
+
+# %% ../nbs/16_verl.ipynb #df0847ed
+def _rank() -> int:
+    import torch.distributed as dist
+    return dist.get_rank() if dist.is_available() and dist.is_initialized() else 0
+
+def _adapter_base():
+    try: from verl.workers.rollout.base import BaseRollout
+    except ImportError: return object
+    return BaseRollout
+
+# %% ../nbs/16_verl.ipynb #67b52067
+class RolloutAdapter(_adapter_base()):
+    "verl's worker-side rollout for ours: finds its replica's `RolloutServer`, wakes it, syncs its weights, puts it to sleep."
+    def __init__(self, config, model_config, device_mesh=None, *args, **kwargs):
+        super().__init__(config, model_config, device_mesh)
+        c = self.config
+        per_replica = c.tensor_model_parallel_size * c.data_parallel_size * c.pipeline_model_parallel_size
+        self.replica_rank, self.leader = _rank() // per_replica, _rank() % per_replica == 0
+        self.bucket_bytes = int(c.checkpoint_engine.update_weights_bucket_megabytes) << 20
+
+    @property
+    def server(self):
+        import ray
+        return ray.get_actor(server_name(self.replica_rank))
+
+    async def resume(self, tags: list[str]):
+        if self.leader and 'weights' in tags: await self.server.wake_up.remote()
+
+    async def release(self):
+        if self.leader: await self.server.sleep.remote()
+
+    async def update_weights(self, weights, wire_format: str = 'named_tensors', **kwargs):
+        "Send the actor's full weights to the server in buckets (every rank walks the generator: FSDP gathers collectively)."
+        if wire_format != 'named_tensors': raise NotImplementedError(f'our rollout takes full named tensors, not {wire_format!r}')
+        if kwargs.get('peft_config') is not None:
+            raise NotImplementedError('our rollout serves plain weights: set actor_rollout_ref.model.lora.merge=True')
+        server, bucket, size = self.server if self.leader else None, {}, 0
+        for name, t in weights:
+            t = t.full_tensor() if hasattr(t, 'full_tensor') else t
+            if not self.leader: continue
+            bucket[name] = t.detach().to('cpu', copy=True); size += t.numel() * t.element_size()
+            if size >= self.bucket_bytes:
+                await server.load_weights.remote(bucket, last=False); bucket, size = {}, 0
+        return await server.load_weights.remote(bucket, last=True) if self.leader else None
+
+# %% ../nbs/16_verl.ipynb #e38c436a
+def register_rollout():
+    "Register our rollout in verl's two registries (server side and worker side) under `ROLLOUT_NAME`."
+    from verl.workers.rollout.replica import RolloutReplicaRegistry
+    from verl.workers.rollout.base import _ROLLOUT_REGISTRY
+    RolloutReplicaRegistry.register(ROLLOUT_NAME, _replica_class)
+    _ROLLOUT_REGISTRY[(ROLLOUT_NAME, 'async')] = ADAPTER
+
+try: register_rollout()
+except ImportError: pass        # verl is not installed: nothing to register with
+
 # %% ../nbs/16_verl.ipynb #6d583c49
-PLUGIN, PLUGIN_MODULE = 'cudarl_wb', 'cudarl_wb.verl_rollout'     # our entry point in the verl.plugins group
+PLUGIN, PLUGIN_MODULE = 'cudarl_wb', 'cudarl_wb.verl_backend'     # our entry point in the verl.plugins group
 
 def check_plugin() -> str:
     "Raise a readable `RuntimeError` unless verl will load and use our rollout plugin; the rollout's name."
@@ -381,7 +550,6 @@ def check_plugin() -> str:
     except Exception as e: raise RuntimeError(f'the verl plugin {PLUGIN_MODULE} does not import: {type(e).__name__}: {e}') from e
     from verl.workers.rollout.base import _ROLLOUT_REGISTRY
     from verl.workers.rollout.replica import RolloutReplicaRegistry
-    from cudarl_wb.verl_rollout import ROLLOUT_NAME
     if (ROLLOUT_NAME, 'async') not in _ROLLOUT_REGISTRY or ROLLOUT_NAME not in RolloutReplicaRegistry._registry:
         raise RuntimeError(f'the verl plugin imported but did not register the {ROLLOUT_NAME!r} rollout')
     return ROLLOUT_NAME

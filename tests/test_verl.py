@@ -176,14 +176,13 @@ def test_plugin_registers_our_rollout_and_fails_loudly(monkeypatch):
     import verl
     from verl.workers.rollout.base import get_rollout_class
     from verl.workers.rollout.replica import get_rollout_replica_class
-    from cudarl_wb.verl_backend import check_plugin
-    from cudarl_wb.verl_rollout import RolloutAdapter, ROLLOUT_NAME
+    from cudarl_wb.verl_backend import check_plugin, RolloutAdapter, ROLLOUT_NAME
     assert check_plugin() == ROLLOUT_NAME
     assert get_rollout_class(ROLLOUT_NAME, 'async') is RolloutAdapter
     assert get_rollout_replica_class(ROLLOUT_NAME).__name__ == 'RolloutReplicaOfOurs'
     monkeypatch.setenv('VERL_USE_EXTERNAL_PLUGINS', 'none')
     with pytest.raises(RuntimeError, match='VERL_USE_EXTERNAL_PLUGINS'): check_plugin()
-    monkeypatch.setenv('VERL_USE_EXTERNAL_MODULES', 'cudarl_wb.verl_rollout')      # verl's other route: a module list
+    monkeypatch.setenv('VERL_USE_EXTERNAL_MODULES', 'cudarl_wb.verl_backend')      # verl's other route: a module list
     assert check_plugin() == ROLLOUT_NAME
 
 
@@ -200,7 +199,7 @@ def test_our_rollout_plugin_through_verls_chain_and_weight_sync(data, tmp_path):
     from cudarl_wb.episode import load_transcripts
     from cudarl_wb.models import build_model
     from cudarl_wb.verl_backend import compose_ppo, agent_loop_yaml, save_for_verl, episodes_of, recomputed_logprobs
-    from cudarl_wb.verl_rollout import RolloutAdapter
+    from cudarl_wb.verl_backend import RolloutAdapter
     model, tok = build_model('tiny', seed=3)
     mdir, tdir = save_for_verl(model, tok, tmp_path/'tiny')
     y = agent_loop_yaml(tmp_path/'loop.yaml', max_turns=2, max_new_tokens=10, transcripts=tmp_path/'run'/'transcripts.jsonl')
