@@ -223,7 +223,7 @@ def test_our_rollout_plugin_through_verls_chain_and_weight_sync(data, tmp_path):
         in_own_loop(adapter.release()); in_own_loop(adapter.resume(['weights']))
         reply = ray.get(server.generate.remote(prompt_ids=prompt, sampling_params=dict(temperature=1.0, max_tokens=8)))
     finally: ray.shutdown()
-    eps = episodes_of(out)
+    eps, tol = episodes_of(out), (0.1 if torch.cuda.is_available() else 1e-3)     # a GPU server samples in bfloat16
     assert before['calls'] == sum(len(e.turns) for e in eps) and len(eps) == len(ds)
     for i, e in enumerate(eps):
         n = int(out.batch['attention_mask'][i, 512:].sum())
@@ -232,11 +232,11 @@ def test_our_rollout_plugin_through_verls_chain_and_weight_sync(data, tmp_path):
         assert mask[:lens[0]].eq(1).all() and int(mask.sum()) == sum(lens)          # agent tokens 1
         if len(lens) > 1: assert mask[lens[0]] == 0 and mask[n - lens[-1]:].eq(1).all()   # then the feedback 0, then the Optimizer
         mine, model_says = recomputed_logprobs(model.eval(), out, i)
-        assert torch.allclose(mine, model_says, atol=1e-3), (mine - model_says).abs().max()
+        assert torch.allclose(mine, model_says, atol=tol), (mine - model_says).abs().max()
         assert out.batch['rm_scores'][i, n - 1] == pytest.approx(fold_credit([t.report.reward for t in e.turns]))
     written = load_transcripts(tmp_path/'run'/'evals'/'verl_val.jsonl')
     assert sorted(x.task for x in written) == sorted(e.task for e in eps)
     assert version == before['weight_version'] + 1
     with torch.no_grad(): logits = other.eval()(input_ids=torch.tensor([prompt + reply.token_ids])).logits[0]
     theirs = logits[len(prompt) - 1:-1].log_softmax(-1).gather(-1, torch.tensor(reply.token_ids)[:, None])[:, 0]
-    assert torch.allclose(torch.tensor(reply.log_probs), theirs, atol=1e-3)
+    assert torch.allclose(torch.tensor(reply.log_probs), theirs, atol=tol)
