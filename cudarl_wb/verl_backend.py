@@ -19,11 +19,14 @@ from .episode import Episode, Turn, stop_reason, save_transcripts, load_transcri
 from .trainer import heldout_compositions
 
 # %% auto #0
-__all__ = ['DATA_SOURCE', 'AGENT_NAME', 'FEEDBACK_TOKENS', 'verl_row', 'curriculum_splits', 'write_parquet', 'process_tester',
-           'score_dict', 'compute_score', 'reward_overrides', 'compose_ppo', 'answers_batch', 'verl_cards',
-           'train_batch', 'agent_loop_yaml', 'verl_overrides', 'check_config', 'optimizer_turn', 'fold_credit',
-           'TwoAgentLoop', 'episodes_of', 'LocalServer', 'save_for_verl', 'ServerActor', 'ActorClient', 'prepare_run',
-           'main_ppo_command', 'train_args', 'verl_model', 'train_command']
+__all__ = ['DATA_SOURCE', 'AGENT_NAME', 'FEEDBACK_TOKENS', 'ROLLOUT_NAME', 'ADAPTER', 'PLUGIN', 'PLUGIN_MODULE', 'verl_row',
+           'curriculum_splits', 'write_parquet', 'process_tester', 'score_dict', 'compute_score', 'reward_overrides',
+           'compose_ppo', 'answers_batch', 'verl_cards', 'train_batch', 'agent_loop_yaml', 'verl_overrides',
+           'check_config', 'optimizer_turn', 'fold_credit', 'TwoAgentLoop', 'episodes_of', 'LocalServer',
+           'save_for_verl', 'ServerActor', 'ActorClient', 'server_name', 'RolloutServer', 'RolloutAdapter',
+           'register_rollout', 'check_plugin', 'rollout_name', 'recomputed_logprobs', 'prepare_run', 'main_ppo_command',
+           'train_args', 'warm_start', 'verl_model', 'card_placement', 'latest_actor', 'merge_actor', 'final_model',
+           'train_command']
 
 # %% ../nbs/16_verl.ipynb #ed63cf0b
 DATA_SOURCE = 'cudarl_wb'
@@ -58,10 +61,16 @@ def write_parquet(out_dir, procedural: int = 200, eval_tasks: int = 8, seed: int
 # %% ../nbs/16_verl.ipynb #79eb1831
 _TESTERS: dict = {}
 
-def process_tester(preset: str = 'ours') -> Tester:
-    "This process's `Tester` for reward `preset` (made on first use)."
-    if preset not in _TESTERS: _TESTERS[preset] = Tester(reward_preset=preset)
-    return _TESTERS[preset]
+def process_tester(preset: str = 'ours', devices: list | None = None) -> Tester:
+    "This process's `Tester` for reward `preset` (made on first use), timing kernels on `devices` (default: every card it sees)."
+    key = (preset, tuple(devices or ()))
+    if key not in _TESTERS:
+        ev = None
+        if devices and cuda_available():
+            from cudarl_wb.benchmarker import Evaluator
+            ev = Evaluator(devices=list(devices))
+        _TESTERS[key] = Tester(evaluator=ev, reward_preset=preset)
+    return _TESTERS[key]
 
 # %% ../nbs/16_verl.ipynb #194d4c18
 def score_dict(report: TestReport, preset: str = 'ours') -> dict:
@@ -135,11 +144,13 @@ def train_batch(tasks: int, group: int, gpus: int, micro: int = 1) -> int:
 FEEDBACK_TOKENS = 512     # room for the Tester's feedback between two turns
 
 def agent_loop_yaml(path, max_turns: int = 2, threshold: float = 0.8, reward_preset: str = 'ours',
-                    max_new_tokens: int = 640) -> Path:
+                    max_new_tokens: int = 640, transcripts=None, eval_devices: list | None = None) -> Path:
     "Write the YAML that registers our two-agent loop under `AGENT_NAME` with its settings."
     import yaml
     entry = dict(name=AGENT_NAME, _target_='cudarl_wb.verl_backend.TwoAgentLoop', max_turns=int(max_turns),
                  threshold=float(threshold), reward_preset=str(reward_preset), max_new_tokens=int(max_new_tokens))
+    if transcripts is not None: entry['transcripts'] = str(transcripts)
+    if eval_devices: entry['eval_devices'] = [str(d) for d in eval_devices]
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump([entry], sort_keys=False))
     return path
@@ -234,13 +245,14 @@ class _Trajectory:
 class TwoAgentLoop(AgentLoopBase or object):
     "verl agent loop: Generator turn, then Tester feedback (mask 0) and Optimizer turns until the episode stops."
     def __init__(self, *args, max_turns: int = 2, threshold: float = 0.8, reward_preset: str = 'ours',
-                 max_new_tokens: int = 640, **kwargs):
+                 max_new_tokens: int = 640, transcripts: str | None = None, eval_devices: list | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.max_turns, self.threshold, self.reward_preset = int(max_turns), float(threshold), reward_preset
         self.max_new_tokens, self.response_length = int(max_new_tokens), self.rollout_config.response_length
+        self.transcripts, self.eval_devices = transcripts, list(eval_devices or [])
 
     async def run(self, sampling_params: dict, **row) -> AgentLoopOutput:
-        task, tester = get_task(row['reward_model']['ground_truth']), process_tester(self.reward_preset)
+        task, tester = get_task(row['reward_model']['ground_truth']), process_tester(self.reward_preset, self.eval_devices)
         s = _Trajectory(list(row['raw_prompt']), await self.ct_build_initial_tokens(list(row['raw_prompt'])),
                         Episode(task.name, group=int(row.get('index', 0)), mode=tester.mode))
         s.prompt_len = len(s.ids)
@@ -257,7 +269,9 @@ class TwoAgentLoop(AgentLoopBase or object):
             if s.episode.stop_reason or len(s.mask) >= self.response_length: break
             await self._hand_over(s, gen.text, report)
             if len(s.mask) >= self.response_length: break
-        return self._output(s)
+        out = self._output(s)
+        self._record(s.episode, (row.get('extra_info') or {}).get('split', 'train'))
+        return out
 
 # %% ../nbs/16_verl.ipynb #36b8e8a0
 @patch
@@ -296,6 +310,13 @@ def _output(self: TwoAgentLoop, s: _Trajectory) -> AgentLoopOutput:
     return AgentLoopOutput(prompt_ids=s.ids[:s.prompt_len], response_ids=s.ids[s.prompt_len:][:n], response_mask=s.mask[:n],
                            response_logprobs=s.logps[:n] if s.logps else None, reward_score=fold_credit(rewards),
                            num_turns=2 * len(ep.turns), metrics=dict(s.seconds), extra_fields=extra)
+
+# %% ../nbs/16_verl.ipynb #4e17666a
+@patch
+def _record(self: TwoAgentLoop, ep: Episode, split: str = 'train'):
+    if not self.transcripts: return
+    path = Path(self.transcripts)
+    save_transcripts(path if split == 'train' else path.parent/'evals'/'verl_val.jsonl', [ep], append=True)
 
 # %% ../nbs/16_verl.ipynb #dbf4445e
 def episodes_of(batch) -> list[Episode]:
@@ -343,13 +364,228 @@ class ActorClient:
     async def generate(self, request_id, *, prompt_ids, sampling_params: dict, **kwargs):
         return await self.handle.generate.remote(request_id, list(prompt_ids), dict(sampling_params))
 
+# %% ../nbs/16_verl.ipynb #e1e4616d
+ROLLOUT_NAME = 'cudarl'                     # actor_rollout_ref.rollout.name=cudarl picks our rollout
+ADAPTER = 'cudarl_wb.verl_backend.RolloutAdapter'
+
+def server_name(replica_rank: int) -> str:
+    "The Ray name of replica `replica_rank`'s server actor (the worker-side adapter finds it by this name)."
+    return f'cudarl_rollout_server_{replica_rank}'
+
+# %% ../nbs/16_verl.ipynb #df966070
+class RolloutServer:
+    "verl's rollout server, for a Ray actor: a Hugging Face model sampled by the project's engines."
+    def __init__(self, model_path: str, tokenizer_path: str | None = None, response_length: int = 1024,
+                 seed: int | None = 0, cuda_visible_devices: str | None = None):
+        if cuda_visible_devices: os.environ['CUDA_VISIBLE_DEVICES'] = cuda_visible_devices
+        import torch
+        from transformers import AutoModelForCausalLM
+        from cudarl_wb.models import load_tokenizer
+        self.device = 'cuda' if torch.cuda.is_available() else 'cpu'
+        dtype = torch.bfloat16 if self.device == 'cuda' else torch.float32
+        self.model = AutoModelForCausalLM.from_pretrained(model_path, dtype=dtype).to(self.device).eval()
+        self.tokenizer, self.response_length = load_tokenizer(tokenizer_path or model_path), int(response_length)
+        self.seed, self.calls, self.weight_version, self.lock = seed, 0, 0, asyncio.Lock()
+
+# %% ../nbs/16_verl.ipynb #710356bf
+@patch
+async def generate(self: RolloutServer, request_id=None, *, prompt_ids, sampling_params: dict, **kwargs):
+    "verl's token-in, token-out call: the answer's tokens and their log-probabilities."
+    from verl.workers.rollout.replica import TokenOutput
+    from cudarl_wb.agents import Sampling, sample_tokens, stop_token_ids
+    t, k = float(sampling_params.get('temperature', 1.0)), int(sampling_params.get('top_k', 0) or 0)
+    sampling = Sampling(temperature=t or 1.0, top_p=float(sampling_params.get('top_p', 1.0)), top_k=max(k, 0),
+                        max_new_tokens=int(sampling_params.get('max_tokens') or self.response_length), greedy=t == 0)
+    async with self.lock:
+        self.calls += 1
+        seed = None if self.seed is None else self.seed + self.calls
+        ids, logps, why = (await asyncio.to_thread(sample_tokens, self.model, [list(prompt_ids)], 1, sampling,
+                                                   stop_token_ids(self.tokenizer, self.model), self.tokenizer.pad_token_id, seed))[0]
+    return TokenOutput(token_ids=ids, log_probs=logps, stop_reason='completed')
+
+# %% ../nbs/16_verl.ipynb #a659650d
+@patch
+async def sleep(self: RolloutServer):
+    "Free the card for the actor's update: the weights go to the CPU."
+    async with self.lock:
+        self.model.to('cpu')
+        if self.device == 'cuda': __import__('torch').cuda.empty_cache()
+
+@patch
+async def wake_up(self: RolloutServer):
+    "Bring the weights back to the card before the weight sync and the next rollout."
+    async with self.lock: self.model.to(self.device)
+
+@patch
+async def clear_kv_cache(self: RolloutServer):
+    "Our engines build a cache per request: give back what the allocator still holds."
+    if self.device == 'cuda': __import__('torch').cuda.empty_cache()
+
+# %% ../nbs/16_verl.ipynb #a45483f4
+async def _nothing(self, *args, **kwargs): return None
+for _m in ('release_kv_cache', 'resume_kv_cache', 'abort_all_requests', 'resume_generation', 'start_profile', 'stop_profile'):
+    setattr(RolloutServer, _m, _nothing)
+
+# %% ../nbs/16_verl.ipynb #899126e1
+@patch
+async def load_weights(self: RolloutServer, named: dict, last: bool = True) -> int:
+    "Copy the tensors `named` into the model; after the `last` bucket the weight version goes up. The version."
+    async with self.lock:
+        missing = self.model.load_state_dict(named, strict=False).unexpected_keys
+        if missing: raise KeyError(f'weights the served model does not have: {missing[:5]}')
+        if last: self.weight_version += 1
+    return self.weight_version
+
+@patch
+def info(self: RolloutServer) -> dict:
+    "What the server serves: requests answered, weight version, device."
+    return dict(calls=self.calls, weight_version=self.weight_version, device=self.device)
+
+# %% ../nbs/16_verl.ipynb #ef24fa60
+def _replica_class():
+    from verl.workers.rollout.replica import RolloutReplica
+
+    class RolloutReplicaOfOurs(RolloutReplica):
+        "verl's `RolloutReplica` for our rollout: one `RolloutServer` actor per replica."
+        async def init_standalone(self):
+            from verl.workers.rollout.replica import RolloutMode
+            self.rollout_mode = RolloutMode.STANDALONE
+            await self.launch_servers()
+
+        async def launch_servers(self):
+            await _launch_server(self)
+    return RolloutReplicaOfOurs
+
+# %% ../nbs/16_verl.ipynb #7c5a1d91
+async def _launch_server(replica):
+    "Start `replica`'s server actor, next to its training worker's card where it has one."
+    import ray
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+    opts, env, cvd = dict(name=server_name(replica.replica_rank), max_concurrency=replica.max_concurrency), {}, None
+    if replica.workers:
+        from verl.utils.device import get_resource_name
+        node, cvd = await replica.workers[0].__ray_call__.remote(
+            lambda w: (ray.get_runtime_context().get_node_id(), str(ray.get_runtime_context().get_accelerator_ids()[get_resource_name()][0])))
+        opts['scheduling_strategy'] = NodeAffinitySchedulingStrategy(node_id=node, soft=False)
+        env['RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES'] = '1'
+    elif ray.cluster_resources().get('GPU', 0) > 0: opts['num_gpus'] = 1
+    mc = replica.model_config
+    server = ray.remote(RolloutServer).options(runtime_env=dict(env_vars=env), **opts).remote(
+        str(mc.path), mc.get('tokenizer_path') if hasattr(mc, 'get') else getattr(mc, 'tokenizer_path', None),
+        replica.config.response_length, cuda_visible_devices=cvd)
+    await server.info.remote()      # raises here if the model failed to load
+    replica.servers, replica._server_handle, replica._server_address = [server], server, server_name(replica.replica_rank)
+
+# %% ../nbs/16_verl.ipynb #df0847ed
+def _rank() -> int:
+    import torch.distributed as dist
+    return dist.get_rank() if dist.is_available() and dist.is_initialized() else 0
+
+def _adapter_base():
+    try: from verl.workers.rollout.base import BaseRollout
+    except ImportError: return object
+    return BaseRollout
+
+# %% ../nbs/16_verl.ipynb #67b52067
+class RolloutAdapter(_adapter_base()):
+    "verl's worker-side rollout for ours: finds its replica's `RolloutServer`, wakes it, syncs its weights, puts it to sleep."
+    def __init__(self, config, model_config, device_mesh=None, *args, **kwargs):
+        super().__init__(config, model_config, device_mesh)
+        c = self.config
+        per_replica = c.tensor_model_parallel_size * c.data_parallel_size * c.pipeline_model_parallel_size
+        self.replica_rank, self.leader = _rank() // per_replica, _rank() % per_replica == 0
+        self.bucket_bytes = int(c.checkpoint_engine.update_weights_bucket_megabytes) << 20
+
+    @property
+    def server(self):
+        import ray
+        return ray.get_actor(server_name(self.replica_rank))
+
+    async def resume(self, tags: list[str]):
+        if self.leader and 'weights' in tags: await self.server.wake_up.remote()
+
+    async def release(self):
+        if self.leader: await self.server.sleep.remote()
+
+    async def update_weights(self, weights, wire_format: str = 'named_tensors', **kwargs):
+        "Send the actor's full weights to the server in buckets (every rank walks the generator: FSDP gathers collectively)."
+        if wire_format != 'named_tensors': raise NotImplementedError(f'our rollout takes full named tensors, not {wire_format!r}')
+        if kwargs.get('peft_config') is not None:
+            raise NotImplementedError('our rollout serves plain weights: set actor_rollout_ref.model.lora.merge=True')
+        server, bucket, size = self.server if self.leader else None, {}, 0
+        for name, t in weights:
+            t = t.full_tensor() if hasattr(t, 'full_tensor') else t
+            if not self.leader: continue
+            bucket[name] = t.detach().to('cpu', copy=True); size += t.numel() * t.element_size()
+            if size >= self.bucket_bytes:
+                await server.load_weights.remote(bucket, last=False); bucket, size = {}, 0
+        return await server.load_weights.remote(bucket, last=True) if self.leader else None
+
+# %% ../nbs/16_verl.ipynb #e38c436a
+def register_rollout():
+    "Register our rollout in verl's two registries (server side and worker side) under `ROLLOUT_NAME`."
+    from verl.workers.rollout.replica import RolloutReplicaRegistry
+    from verl.workers.rollout.base import _ROLLOUT_REGISTRY
+    RolloutReplicaRegistry.register(ROLLOUT_NAME, _replica_class)
+    _ROLLOUT_REGISTRY[(ROLLOUT_NAME, 'async')] = ADAPTER
+
+try: register_rollout()
+except ImportError: pass        # verl is not installed: nothing to register with
+
+# %% ../nbs/16_verl.ipynb #6d583c49
+PLUGIN, PLUGIN_MODULE = 'cudarl_wb', 'cudarl_wb.verl_backend'     # our entry point in the verl.plugins group
+
+def check_plugin() -> str:
+    "Raise a readable `RuntimeError` unless verl will load and use our rollout plugin; the rollout's name."
+    import importlib
+    from importlib.metadata import entry_points
+    if PLUGIN_MODULE not in os.environ.get('VERL_USE_EXTERNAL_MODULES', '').split(','):
+        policy = os.environ.get('VERL_USE_EXTERNAL_PLUGINS', 'auto').strip().lower()
+        if policy == 'none' or (policy != 'auto' and PLUGIN not in {p.strip() for p in policy.split(',')}):
+            raise RuntimeError(f'VERL_USE_EXTERNAL_PLUGINS={policy!r} keeps verl from loading {PLUGIN!r}')
+        if not [e for e in entry_points(group='verl.plugins') if e.name == PLUGIN]:
+            raise RuntimeError(f'no {PLUGIN!r} entry point in the verl.plugins group: pip install -e ".[verl]", '
+                               f'or set VERL_USE_EXTERNAL_MODULES={PLUGIN_MODULE}')
+    try: importlib.import_module(PLUGIN_MODULE)
+    except Exception as e: raise RuntimeError(f'the verl plugin {PLUGIN_MODULE} does not import: {type(e).__name__}: {e}') from e
+    from verl.workers.rollout.base import _ROLLOUT_REGISTRY
+    from verl.workers.rollout.replica import RolloutReplicaRegistry
+    if (ROLLOUT_NAME, 'async') not in _ROLLOUT_REGISTRY or ROLLOUT_NAME not in RolloutReplicaRegistry._registry:
+        raise RuntimeError(f'the verl plugin imported but did not register the {ROLLOUT_NAME!r} rollout')
+    return ROLLOUT_NAME
+
+# %% ../nbs/16_verl.ipynb #cc10fd86
+def rollout_name(choice: str = 'auto') -> str:
+    "The rollout a run uses: `choice`, or for 'auto' vLLM where it is installed and ours elsewhere."
+    import importlib.util
+    if choice != 'auto': return choice
+    return 'vllm' if importlib.util.find_spec('vllm') else 'cudarl'
+
+# %% ../nbs/16_verl.ipynb #1f61b78f
+def recomputed_logprobs(model, batch, i: int, temperature: float = 1.0) -> tuple:
+    "(rollout's, the model's) log-probs of the policy's tokens in row `i` of a verl batch, the model reading the whole row."
+    import torch
+    P = batch.batch['prompts'].shape[1]
+    keep = batch.batch['attention_mask'][i].bool()
+    ids = batch.batch['input_ids'][i][keep][None]
+    with torch.no_grad(): logits = model(input_ids=ids).logits[0].float() / temperature
+    start = int((~keep[:P]).sum())                            # the prompt's left padding
+    n = ids.shape[1] - (P - start)
+    lp = logits[P - start - 1:-1].log_softmax(-1).gather(-1, ids[0, P - start:, None])[:, 0]
+    mask = batch.batch['response_mask'][i, :n].bool()
+    return batch.batch['rollout_log_probs'][i, :n][mask], lp[mask]
+
 # %% ../nbs/16_verl.ipynb #dee1d1c2
-def prepare_run(cfg, plan, model_path: str, tokenizer_path: str | None = None, out_dir=None) -> list[str]:
+def prepare_run(cfg, plan, model_path: str, tokenizer_path: str | None = None, out_dir=None, rollout: str = 'auto',
+                eval_devices: list | None = None) -> list[str]:
     "Write the run's parquet files and agent-loop YAML under `out_dir` (default: the run's `verl_inputs/`); the overrides."
     out = Path(out_dir) if out_dir is not None else Path(cfg.output_dir)/'verl_inputs'
     files = write_parquet(out, cfg.procedural, cfg.eval_tasks, cfg.seed, cfg.suite)
-    loop = agent_loop_yaml(out/'agent_loop.yaml', cfg.max_turns, cfg.threshold, cfg.reward_preset, cfg.max_new_tokens)
-    return verl_overrides(plan, cfg, model_path, files, loop, tokenizer_path=tokenizer_path)
+    loop = agent_loop_yaml(out/'agent_loop.yaml', cfg.max_turns, cfg.threshold, cfg.reward_preset, cfg.max_new_tokens,
+                           transcripts=Path(cfg.output_dir)/'transcripts.jsonl', eval_devices=eval_devices)
+    ov = verl_overrides(plan, cfg, model_path, files, loop, tokenizer_path=tokenizer_path)
+    mine = {'actor_rollout_ref.rollout.name': rollout_name(rollout), 'trainer.save_freq': cfg.steps}
+    return [o for o in ov if o.split('=', 1)[0] not in mine] + [f'{k}={v}' for k, v in mine.items()]
 
 def main_ppo_command(overrides: list[str]) -> list[str]:
     "The command that runs verl's trainer with `overrides`."
@@ -365,19 +601,68 @@ def train_args(p):
     p.add_argument('--gpus', help="verl: plan for this inventory (e.g. 2x8xH100-80GB) instead of this machine's cards")
     p.add_argument('--ray-address', help='verl: join this Ray cluster (several nodes) instead of starting one here')
     p.add_argument('--dry-run', action='store_true', help="verl: write the run's inputs and print the command, run nothing")
+    p.add_argument('--rollout', choices=['auto', 'vllm', 'cudarl'], default='auto',
+                   help="verl: the rollout engine (auto: vLLM where it is installed, else the project's own)")
+
+# %% ../nbs/16_verl.ipynb #6c6619ca
+def warm_start(cfg, dry_run: bool = False, log=print):
+    "The model folder (or Hub name) verl trains: the checkpoint given, or the preset's warm start under `warm_start/`."
+    from cudarl_wb.trainer import _plan_target
+    from cudarl_wb.sft import start_agents
+    if cfg.generator_checkpoint is not None: return _plan_target(cfg)
+    folder = Path(cfg.output_dir)/'warm_start'
+    if dry_run: log(f'warm start: {cfg.preset}, {cfg.sft_budget_s:.0f} s of SFT → {folder}')
+    elif not (folder/'generator'/'config.json').exists():
+        start_agents(cfg.preset, sft_out=Path(cfg.output_dir)/'sft', sft_budget_s=cfg.sft_budget_s, seed=cfg.seed, log=log).save(folder)
+    return folder/'generator'
 
 # %% ../nbs/16_verl.ipynb #c4640605
-def verl_model(cfg, out_dir) -> tuple[str, str | None]:
-    "(model, tokenizer folder or None) for verl: the checkpoint, its tokenizer copied apart where the folder holds one."
-    from cudarl_wb.trainer import _plan_target
+def verl_model(src, out_dir) -> tuple[str, str | None]:
+    "(model, tokenizer folder or None) for verl: `src`, its tokenizer copied apart where the folder holds one."
     from cudarl_wb.models import load_tokenizer
-    src = Path(_plan_target(cfg))
-    if not (src/'tokenizer.json').exists(): return _plan_target(cfg), None
+    if not (Path(src)/'tokenizer.json').exists(): return str(src), None
     tok_dir = Path(out_dir)/'tokenizer'
-    load_tokenizer(src).save_pretrained(tok_dir)
+    load_tokenizer(Path(src)).save_pretrained(tok_dir)
     return str(src), str(tok_dir)
 
 # %% ../nbs/16_verl.ipynb #45b3bfa0
+def card_placement(plan) -> dict:
+    "`env`, `overrides` and the Tester's `eval_devices` that keep a one-node run's rollout and training off the evaluation cards."
+    none = dict(env={}, overrides=[], eval_devices=None)
+    if plan.inventory.nodes > 1 or plan.cpu_only: return none
+    cards, ev = plan.inventory.node_gpus(0), {g.key for g in plan.cards_of('evaluator')}
+    train, evals = [g for g in cards if g.key not in ev], [g for g in cards if g.key in ev]
+    if len(cards) == 1 or not train or not evals: return none
+    order = train + evals
+    return dict(env={'CUDA_DEVICE_ORDER': 'PCI_BUS_ID', 'CUDA_VISIBLE_DEVICES': ','.join(g.visible_id for g in order)},
+                overrides=[f'+ray_kwargs.ray_init.num_gpus={len(train)}'],
+                eval_devices=[f'cuda:{i}' for i in range(len(train), len(order))])
+
+# %% ../nbs/16_verl.ipynb #4d389c8c
+def latest_actor(verl_dir) -> Path | None:
+    "The newest `global_step_<n>/actor` folder verl saved under `verl_dir`, or None."
+    steps = sorted(Path(verl_dir).glob('global_step_*/actor'), key=lambda p: int(p.parent.name.rsplit('_', 1)[-1]))
+    return steps[-1] if steps else None
+
+def merge_actor(actor_dir, target) -> Path:
+    "verl's sharded FSDP actor checkpoint as one Hugging Face folder, by verl's own model merger."
+    import subprocess, sys
+    subprocess.run([sys.executable, '-m', 'verl.model_merger', 'merge', '--backend', 'fsdp', '--local_dir', str(actor_dir),
+                    '--target_dir', str(target)], check=True)
+    return Path(target)
+
+# %% ../nbs/16_verl.ipynb #60ba9259
+def final_model(hf_dir, tokenizer_dir, cfg, extra: dict | None = None) -> Path:
+    "The run's `final_model/` (the built-in trainer's agents layout) from verl's policy as a Hugging Face folder."
+    import torch
+    from transformers import AutoModelForCausalLM
+    from cudarl_wb.models import AgentModels, load_tokenizer
+    from cudarl_wb.trainer import save_agents
+    model = AutoModelForCausalLM.from_pretrained(str(hf_dir), dtype=torch.float32)
+    models = AgentModels.create(model, load_tokenizer(Path(tokenizer_dir)), full_finetune=True, seed=cfg.seed)
+    return save_agents(models, Path(cfg.output_dir)/'final_model', {**cfg.to_dict(), 'backend': 'verl'}, extra)
+
+# %% ../nbs/16_verl.ipynb #b9a97e05
 def _verl_plan(cfg, gpus: str | None):
     from cudarl_wb.trainer import _plan_target, _trains_lora
     from cudarl_wb.gpu_planner import plan_training
@@ -385,23 +670,37 @@ def _verl_plan(cfg, gpus: str | None):
     return plan_training(_plan_target(cfg), gpus, lora=_trains_lora(cfg), rollout_batch=cfg.batch_size,
                          group_size=cfg.group_size, seq_len=seq)
 
+def _finish(cfg, tok_dir) -> int:
+    "Convert verl's last checkpoint into `final_model/`; 1 with a readable message where verl saved none."
+    import sys
+    actor = latest_actor(Path(cfg.output_dir)/'verl')
+    if actor is None:
+        print(f'cudarl-wb train --backend verl: verl saved no checkpoint under {cfg.output_dir}/verl', file=sys.stderr); return 1
+    hf = merge_actor(actor, actor.parent/'huggingface_merged')
+    print(f'wrote {final_model(hf, tok_dir or hf, cfg, {"verl_checkpoint.json": dict(actor=str(actor))})}')
+    return 0
+
+# %% ../nbs/16_verl.ipynb #149c3b72
 def train_command(args) -> int:
-    "Run `cudarl-wb train`: the built-in trainer, or (`--backend verl`) verl's `main_ppo` with our data, reward and loop."
-    import shlex, subprocess, sys
+    "Run `cudarl-wb train`: the built-in trainer, or (`--backend verl`) verl's `main_ppo` with our data, reward, loop and rollout."
+    import importlib.util, shlex, subprocess, sys
     from cudarl_wb.trainer import GRPOConfig, train_command as builtin_command
     from cudarl_wb.gpu_planner import PlanError, ModelError
     if args.backend == 'builtin': return builtin_command(args)
-    cfg = from_options(GRPOConfig, args)
-    if cfg.generator_checkpoint is None:
-        print('cudarl-wb train --backend verl: give the model to train with --generator-checkpoint (a warm start\'s '
-              'generator/ folder, a model folder or a Hub name)', file=sys.stderr); return 2
-    try: plan = _verl_plan(cfg, args.gpus)
-    except (PlanError, ModelError) as e:
+    cfg, rollout = from_options(GRPOConfig, args), rollout_name(args.rollout)
+    mods = [m for m in os.environ.get('VERL_USE_EXTERNAL_MODULES', '').split(',') if m]
+    os.environ['VERL_USE_EXTERNAL_MODULES'] = ','.join(dict.fromkeys(mods + [PLUGIN_MODULE]))   # verl and Ray's workers import it
+    try:
+        if rollout == 'cudarl' and (not args.dry_run or importlib.util.find_spec('verl')): check_plugin()
+        plan = _verl_plan(cfg, args.gpus); plan.ray_verl()
+    except (PlanError, ModelError, RuntimeError) as e:
         print(f'cudarl-wb train --backend verl: {e}', file=sys.stderr); return 2
     out = Path(cfg.output_dir)/'verl_inputs'
-    model, tok = verl_model(cfg, out)
-    cmd = main_ppo_command(prepare_run(cfg, plan, model, tokenizer_path=tok, out_dir=out))
+    model, tok = verl_model(warm_start(cfg, args.dry_run), out)
+    place = card_placement(plan) if not (args.ray_address or args.gpus) else dict(env={}, overrides=[], eval_devices=None)
+    cmd = main_ppo_command(prepare_run(cfg, plan, model, tok, out, rollout, place['eval_devices']) + place['overrides'])
     print(shlex.join(cmd))
     if args.dry_run: return 0
-    env = {**os.environ, **({'RAY_ADDRESS': args.ray_address} if args.ray_address else {})}
-    return subprocess.run(cmd, env=env).returncode
+    env = {**os.environ, **place['env'], **({'RAY_ADDRESS': args.ray_address} if args.ray_address else {})}
+    rc = subprocess.run(cmd, env=env).returncode
+    return rc or _finish(cfg, tok)

@@ -169,3 +169,74 @@ def test_agent_loop_manager_under_local_ray(data, tmp_path):
         mask = out.batch['response_mask'][i, :n]
         assert int(mask.sum()) == sum(len(t.generation.response_ids) for t in e.turns)
         assert out.batch['rm_scores'][i, n - 1] == pytest.approx(fold_credit([t.report.reward for t in e.turns]))
+
+
+@needs_verl
+def test_plugin_registers_our_rollout_and_fails_loudly(monkeypatch):
+    import verl
+    from verl.workers.rollout.base import get_rollout_class
+    from verl.workers.rollout.replica import get_rollout_replica_class
+    from cudarl_wb.verl_backend import check_plugin, RolloutAdapter, ROLLOUT_NAME
+    assert check_plugin() == ROLLOUT_NAME
+    assert get_rollout_class(ROLLOUT_NAME, 'async') is RolloutAdapter
+    assert get_rollout_replica_class(ROLLOUT_NAME).__name__ == 'RolloutReplicaOfOurs'
+    monkeypatch.setenv('VERL_USE_EXTERNAL_PLUGINS', 'none')
+    with pytest.raises(RuntimeError, match='VERL_USE_EXTERNAL_PLUGINS'): check_plugin()
+    monkeypatch.setenv('VERL_USE_EXTERNAL_MODULES', 'cudarl_wb.verl_backend')      # verl's other route: a module list
+    assert check_plugin() == ROLLOUT_NAME
+
+
+@needs_verl
+def test_our_rollout_plugin_through_verls_chain_and_weight_sync(data, tmp_path):
+    "verl's LLMServerManager starts our replica and server; AgentLoopManager plays our loop on it; the adapter syncs new weights."
+    import json, ray, torch
+    from omegaconf import OmegaConf
+    from verl import DataProto
+    from verl.utils.dataset.rl_dataset import RLHFDataset, collate_fn
+    from verl.experimental.agent_loop.agent_loop import AgentLoopManager
+    from verl.workers.rollout.llm_server import LLMServerManager
+    from cudarl_wb.agents import encode_prompt, generator_messages
+    from cudarl_wb.episode import load_transcripts
+    from cudarl_wb.models import build_model
+    from cudarl_wb.verl_backend import compose_ppo, agent_loop_yaml, save_for_verl, episodes_of, recomputed_logprobs
+    from cudarl_wb.verl_backend import RolloutAdapter
+    model, tok = build_model('tiny', seed=3)
+    mdir, tdir = save_for_verl(model, tok, tmp_path/'tiny')
+    y = agent_loop_yaml(tmp_path/'loop.yaml', max_turns=2, max_new_tokens=10, transcripts=tmp_path/'run'/'transcripts.jsonl')
+    cfg = compose_ppo([f'actor_rollout_ref.model.path={mdir}', f'actor_rollout_ref.model.tokenizer_path={tdir}',
+                       'actor_rollout_ref.rollout.name=cudarl', 'actor_rollout_ref.rollout.tensor_model_parallel_size=1',
+                       'actor_rollout_ref.rollout.nnodes=1', 'actor_rollout_ref.rollout.n_gpus_per_node=1',
+                       'data.max_prompt_length=512', 'data.max_response_length=512', 'actor_rollout_ref.rollout.agent.num_workers=2',
+                       f'actor_rollout_ref.rollout.agent.agent_loop_config_path={y}'])
+    ds = RLHFDataset(str(data['val']), tok, OmegaConf.create(dict(max_prompt_length=512, cache_dir=str(tmp_path/'c'))))
+    batch = DataProto.from_single_dict(collate_fn([ds[i] for i in range(len(ds))]))
+    other, _ = build_model('tiny', seed=8)
+    prompt = encode_prompt(tok, generator_messages(get_task('relu')))
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        servers = LLMServerManager.create(cfg)
+        out = AgentLoopManager.create(cfg, servers.get_client()).generate_sequences(batch)
+        server = servers.get_replicas()[0].server_handle
+        before = ray.get(server.info.remote())
+        adapter = RolloutAdapter(cfg.actor_rollout_ref.rollout, cfg.actor_rollout_ref.model)
+        version = in_own_loop(adapter.update_weights(iter(other.state_dict().items())))
+        in_own_loop(adapter.release()); in_own_loop(adapter.resume(['weights']))
+        reply = ray.get(server.generate.remote(prompt_ids=prompt, sampling_params=dict(temperature=1.0, max_tokens=8)))
+    finally: ray.shutdown()
+    eps, tol = episodes_of(out), (0.1 if torch.cuda.is_available() else 1e-3)     # a GPU server samples in bfloat16
+    assert before['calls'] == sum(len(e.turns) for e in eps) and len(eps) == len(ds)
+    for i, e in enumerate(eps):
+        n = int(out.batch['attention_mask'][i, 512:].sum())
+        mask = out.batch['response_mask'][i, :n]
+        lens = [len(t.generation.response_ids) for t in e.turns]
+        assert mask[:lens[0]].eq(1).all() and int(mask.sum()) == sum(lens)          # agent tokens 1
+        if len(lens) > 1: assert mask[lens[0]] == 0 and mask[n - lens[-1]:].eq(1).all()   # then the feedback 0, then the Optimizer
+        mine, model_says = recomputed_logprobs(model.eval(), out, i)
+        assert torch.allclose(mine, model_says, atol=tol), (mine - model_says).abs().max()
+        assert out.batch['rm_scores'][i, n - 1] == pytest.approx(fold_credit([t.report.reward for t in e.turns]))
+    written = load_transcripts(tmp_path/'run'/'evals'/'verl_val.jsonl')
+    assert sorted(x.task for x in written) == sorted(e.task for e in eps)
+    assert version == before['weight_version'] + 1
+    with torch.no_grad(): logits = other.eval()(input_ids=torch.tensor([prompt + reply.token_ids])).logits[0]
+    theirs = logits[len(prompt) - 1:-1].log_softmax(-1).gather(-1, torch.tensor(reply.token_ids)[:, None])[:, 0]
+    assert torch.allclose(torch.tensor(reply.log_probs), theirs, atol=tol)
