@@ -18,7 +18,7 @@ from .curriculum import Curriculum, tiers_from_tasks, task_set, heldout_split, _
 from .agents import Generator, Optimizer, Sampling, Tester
 from .episode import Episode, Turn, run_episodes, save_transcripts, load_transcripts, _sample_turn, _add_turn, _credit
 from .gpu_planner import memory_check
-from .sft import start_agents, master_dtype, _device_name
+from .sft import start_agents, master_dtype, _device_name, WarmStartError
 from .grpo import Sample, StepConfig, samples_of, grpo_step, _batched_logprobs, pass_rates, informative_tasks
 
 # %% auto #0
@@ -51,7 +51,8 @@ class GRPOConfig(StepConfig):
     eval_every: int = option(0, 'steps between evaluations (0: at the start and the end)')
     start_tier: int = option(0, 'the curriculum tier to start at')
     demote: bool = option(True, 'never fall back a curriculum tier', flag='--no-demote')
-    sft_budget_s: float = option(230.0, 'seconds of SFT warm start for a preset (0: none)', flag='--sft-budget')
+    sft_budget_s: float = option(600.0, "a cap in seconds on a preset's SFT warm start, which runs the preset's steps (0: no warm start)", flag='--sft-budget')
+    min_warm_compile: float = option(0.5, 'refuse a warm start whose held-out compile rate is under this (0: never refuse)')
     time_budget_s: float | None = option(None, 'stop training after this many seconds (then evaluate and save)', flag='--time-budget')
     seed: int = option(0, 'random seed')
 
@@ -190,7 +191,8 @@ def _start_agents(self: GRPOTrainer, resuming: bool):
     cfg = self.cfg
     if resuming: return start_agents(self.out/'last'/'agents', device=self.device, seed=cfg.seed, log=self.log)
     return start_agents(cfg.generator_checkpoint or cfg.preset, optimizer_source=cfg.optimizer_checkpoint,
-                        sft_out=self.out/'sft', sft_budget_s=cfg.sft_budget_s, device=self.device, seed=cfg.seed, log=self.log)
+                        sft_out=self.out/'sft', sft_budget_s=cfg.sft_budget_s, device=self.device, seed=cfg.seed, log=self.log,
+                        min_compile=cfg.min_warm_compile or None)
 
 @patch
 def _adapt(self: GRPOTrainer):
@@ -598,7 +600,7 @@ def train_command(args) -> int:
         except ModelError as e:
             print(f'cudarl-wb train: planner skipped ({e})', file=sys.stderr)
     try: trainer = GRPOTrainer(cfg, device=device, resume=args.resume)
-    except FileExistsError as e:
+    except (FileExistsError, WarmStartError) as e:
         print(f'cudarl-wb train: {e}', file=sys.stderr); return 2
     trainer.plan = plan     # each step's measured memory goes beside its estimate
     final = trainer.fit()
