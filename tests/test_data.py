@@ -466,6 +466,14 @@ def test_kernelbench_references_run_on_the_gpu_in_float64(kernelbench):
 @pytest.mark.cuda
 def test_meaning_references_run_on_the_gpu_in_float64(meaning):
     "Structured inputs, class targets, module buffers and LSTM state: the GPU's float32 and float64 calls agree with the CPU."
+    # the judge's numerics: sandbox workers run references with TF32 off (matmul and cuDNN)
+    saved = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
+    try: _meaning_on_gpu(meaning)
+    finally: torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
+
+
+def _meaning_on_gpu(meaning):
     for t in meaning.values():
         xs = t.make_inputs(t.shapes[0], torch.Generator().manual_seed(0))
         cpu = t.run_reference(xs)[0]
