@@ -12,48 +12,69 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from fastcore.basics import patch
 from .core import *
-from .tasks import Task, TASKS, get_task, procedural_tasks
+from .tasks import Task, TASKS, get_task, procedural_tasks, register
 from .agents import generator_messages, optimizer_messages, OPTIMIZER_SYSTEM, Tester, TestReport, Generation
 from .reward import turn_rewards, get_preset
 from .episode import Episode, Turn, stop_reason, save_transcripts, load_transcripts
-from .trainer import heldout_compositions
+from .trainer import heldout_compositions, training_tasks
 
 # %% auto #0
-__all__ = ['DATA_SOURCE', 'AGENT_NAME', 'FEEDBACK_TOKENS', 'ROLLOUT_NAME', 'ADAPTER', 'PLUGIN', 'PLUGIN_MODULE', 'verl_row',
-           'curriculum_splits', 'write_parquet', 'process_tester', 'score_dict', 'compute_score', 'reward_overrides',
-           'compose_ppo', 'answers_batch', 'verl_cards', 'train_batch', 'agent_loop_yaml', 'verl_overrides',
-           'check_config', 'optimizer_turn', 'fold_credit', 'TwoAgentLoop', 'episodes_of', 'LocalServer',
-           'save_for_verl', 'ServerActor', 'ActorClient', 'server_name', 'RolloutServer', 'RolloutAdapter',
-           'register_rollout', 'check_plugin', 'rollout_name', 'recomputed_logprobs', 'prepare_run', 'main_ppo_command',
-           'train_args', 'warm_start', 'verl_model', 'card_placement', 'latest_actor', 'merge_actor', 'final_model',
-           'train_command']
+__all__ = ['DATA_SOURCE', 'AGENT_NAME', 'REBUILT_BY_NAME', 'FEEDBACK_TOKENS', 'ROLLOUT_NAME', 'ADAPTER', 'PLUGIN',
+           'PLUGIN_MODULE', 'task_blob', 'row_task', 'verl_row', 'curriculum_splits', 'write_parquet', 'process_tester',
+           'score_dict', 'compute_score', 'reward_overrides', 'compose_ppo', 'answers_batch', 'verl_cards',
+           'train_batch', 'agent_loop_yaml', 'verl_overrides', 'check_config', 'optimizer_turn', 'fold_credit',
+           'TwoAgentLoop', 'episodes_of', 'LocalServer', 'save_for_verl', 'ServerActor', 'ActorClient', 'server_name',
+           'RolloutServer', 'RolloutAdapter', 'register_rollout', 'check_plugin', 'rollout_name', 'recomputed_logprobs',
+           'prepare_run', 'main_ppo_command', 'train_args', 'warm_start', 'verl_model', 'card_placement',
+           'latest_actor', 'merge_actor', 'final_model', 'train_command']
 
 # %% ../nbs/16_verl.ipynb #ed63cf0b
 DATA_SOURCE = 'cudarl_wb'
 AGENT_NAME = 'cudarl_two_agent'       # the name our loop is registered under (see agent_loop_yaml)
+REBUILT_BY_NAME = ('builtin', 'procedural')   # families `get_task` rebuilds from a name in any process
 
+def task_blob(task: Task) -> str:
+    "`task` itself, cloudpickled and base64-encoded, when no other process can rebuild it from its name ('' otherwise)."
+    if task.family in REBUILT_BY_NAME: return ''
+    import base64, cloudpickle
+    return base64.b64encode(cloudpickle.dumps(task)).decode()
+
+def row_task(name: str, extra_info: dict | None = None) -> Task:
+    "The task a row names: known here already, or rebuilt from the row's `task_blob` and registered."
+    blob = (extra_info or {}).get('task_blob')
+    if name in TASKS or not blob: return get_task(name)
+    import base64, cloudpickle
+    task = cloudpickle.loads(base64.b64decode(blob))
+    if task.name != name: raise ValueError(f'the row names {name!r} but its task_blob holds {task.name!r}')
+    register(task, replace=True)
+    return task
+
+# %% ../nbs/16_verl.ipynb #6fd2a6e5
 def verl_row(task: Task, split: str, index: int, agent_name: str = AGENT_NAME) -> dict:
     "One verl parquet row for `task`: the Generator's prompt, the task as ground truth, its tier in `extra_info`."
     return dict(data_source=DATA_SOURCE, prompt=generator_messages(task), ability='cuda',
                 reward_model=dict(style='rule', ground_truth=task.name),
-                extra_info=dict(index=index, split=split, task=task.name, tier=int(task.tier), family=task.family or ''),
+                extra_info=dict(index=index, split=split, task=task.name, tier=int(task.tier), family=task.family or '',
+                                task_blob=task_blob(task)),
                 agent_name=agent_name)
 
 # %% ../nbs/16_verl.ipynb #e06ec096
-def curriculum_splits(procedural: int = 200, eval_tasks: int = 8, seed: int = 0, suite: bool = True) -> tuple[list[Task], list[Task]]:
-    "(train, val) tasks: the built-in trainer's pool and its held-out compositions."
-    train = ([t for t in TASKS.values() if t.solution] if suite else []) + procedural_tasks(procedural, seed=seed, split='train')
-    return train, heldout_compositions(eval_tasks, seed)
+def curriculum_splits(procedural: int = 200, eval_tasks: int = 8, seed: int = 0, suite: bool = True,
+                      tasks: str = 'builtin,procedural') -> tuple[list[Task], list[Task]]:
+    "(train, val) tasks: the built-in trainer's pool for `tasks`, and its held-out compositions and problems."
+    from types import SimpleNamespace
+    pool, held = training_tasks(SimpleNamespace(tasks=tasks, procedural=procedural, suite=suite, seed=seed))
+    return pool, heldout_compositions(eval_tasks, seed) + held
 
 # %% ../nbs/16_verl.ipynb #7567cc15
 def write_parquet(out_dir, procedural: int = 200, eval_tasks: int = 8, seed: int = 0, suite: bool = True,
-                  agent_name: str = AGENT_NAME) -> dict[str, Path]:
+                  agent_name: str = AGENT_NAME, tasks: str = 'builtin,procedural') -> dict[str, Path]:
     "Write `train.parquet` and `val.parquet` under `out_dir`; their paths by split."
     import pandas as pd
     out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
     paths = {}
-    for split, tasks in zip(('train', 'val'), curriculum_splits(procedural, eval_tasks, seed, suite)):
-        rows = [verl_row(t, split, i, agent_name) for i, t in enumerate(tasks)]
+    for split, part in zip(('train', 'val'), curriculum_splits(procedural, eval_tasks, seed, suite, tasks)):
+        rows = [verl_row(t, split, i, agent_name) for i, t in enumerate(part)]
         paths[split] = out_dir/f'{split}.parquet'
         pd.DataFrame(rows).to_parquet(paths[split], index=False)
     return paths
@@ -85,7 +106,7 @@ def score_dict(report: TestReport, preset: str = 'ours') -> dict:
 def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_info: dict | None = None,
                   preset: str = 'ours', **kwargs) -> dict:
     "verl's reward function: the project's reward (weighting `preset`) of `solution_str` for the task named `ground_truth`."
-    return score_dict(process_tester(preset).test(ground_truth, solution_str), preset)
+    return score_dict(process_tester(preset).test(row_task(ground_truth, extra_info), solution_str), preset)
 
 # %% ../nbs/16_verl.ipynb #d997d415
 def reward_overrides(preset: str = 'ours') -> list[str]:
@@ -252,7 +273,8 @@ class TwoAgentLoop(AgentLoopBase or object):
         self.transcripts, self.eval_devices = transcripts, list(eval_devices or [])
 
     async def run(self, sampling_params: dict, **row) -> AgentLoopOutput:
-        task, tester = get_task(row['reward_model']['ground_truth']), process_tester(self.reward_preset, self.eval_devices)
+        task = row_task(row['reward_model']['ground_truth'], row.get('extra_info'))
+        tester = process_tester(self.reward_preset, self.eval_devices)
         s = _Trajectory(list(row['raw_prompt']), await self.ct_build_initial_tokens(list(row['raw_prompt'])),
                         Episode(task.name, group=int(row.get('index', 0)), mode=tester.mode))
         s.prompt_len = len(s.ids)
@@ -580,7 +602,7 @@ def prepare_run(cfg, plan, model_path: str, tokenizer_path: str | None = None, o
                 eval_devices: list | None = None) -> list[str]:
     "Write the run's parquet files and agent-loop YAML under `out_dir` (default: the run's `verl_inputs/`); the overrides."
     out = Path(out_dir) if out_dir is not None else Path(cfg.output_dir)/'verl_inputs'
-    files = write_parquet(out, cfg.procedural, cfg.eval_tasks, cfg.seed, cfg.suite)
+    files = write_parquet(out, cfg.procedural, cfg.eval_tasks, cfg.seed, cfg.suite, tasks=cfg.tasks)
     loop = agent_loop_yaml(out/'agent_loop.yaml', cfg.max_turns, cfg.threshold, cfg.reward_preset, cfg.max_new_tokens,
                            transcripts=Path(cfg.output_dir)/'transcripts.jsonl', eval_devices=eval_devices)
     ov = verl_overrides(plan, cfg, model_path, files, loop, tokenizer_path=tokenizer_path)
