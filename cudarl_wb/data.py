@@ -16,13 +16,13 @@ from .core import *
 from .tasks import *
 
 # %% auto #0
-__all__ = ['C_TYPES', 'CPU_FLOPS', 'PARAM_ROOM', 'SAKANA_HUB', 'SAKANA_COLUMNS', 'SHIM_HEADER', 'SFT_COLUMNS', 'HINTS', 'Skipped',
-           'c_identifier', 'KernelBenchReference', 'SpecTemplate', 'SizeProduct', 'FlopsTable', 'convert_problem',
-           'task_from_spec', 'ProblemWorker', 'find_problems', 'load_kernelbench', 'sakana_schema', 'sakana_split',
-           'load_sakana', 'size_templates', 'sakana_to_launcher', 'sft_features', 'hint_for', 'feedback_template',
-           'vary_description', 'vary_kernel', 'is_heldout', 'sft_pairs', 'sakana_tasks', 'sakana_examples',
-           'write_manifest', 'load_manifest', 'ConvertOptions', 'ArchiveOptions', 'SftOptions', 'data_args',
-           'data_command']
+__all__ = ['C_TYPES', 'RANDOM_WEIGHTS', 'CPU_FLOPS', 'PARAM_ROOM', 'SAKANA_HUB', 'SAKANA_COLUMNS', 'SHIM_HEADER', 'SFT_COLUMNS',
+           'HINTS', 'Skipped', 'c_identifier', 'KernelBenchReference', 'SpecTemplate', 'SizeProduct', 'FlopsTable',
+           'convert_problem', 'task_from_spec', 'ProblemWorker', 'find_problems', 'load_kernelbench', 'sakana_schema',
+           'sakana_split', 'load_sakana', 'size_templates', 'sakana_to_launcher', 'sft_features', 'hint_for',
+           'feedback_template', 'vary_description', 'vary_kernel', 'is_heldout', 'sft_pairs', 'sakana_tasks',
+           'sakana_examples', 'write_manifest', 'load_manifest', 'ConvertOptions', 'ArchiveOptions', 'SftOptions',
+           'data_args', 'data_command']
 
 # %% ../nbs/03_data.ipynb #1d28e880
 @dataclass
@@ -64,7 +64,41 @@ def _exec_problem(source: str, path: str = '<problem>') -> dict:
     "Run a problem file's text in a fresh namespace and return the namespace."
     ns = {'__name__': '__kernelbench_problem__', '__file__': str(path), '__builtins__': __builtins__}
     exec(compile(source, str(path), 'exec'), ns)
+    return _offline_models(ns)
+
+# %% ../nbs/03_data.ipynb #ff48d6b2
+RANDOM_WEIGHTS: set = set()     # models of this process built from a configuration alone
+
+class _Offline:
+    "A transformers model class whose `from_pretrained` stays offline (see above)."
+    def __init__(self, cls): self._cls = cls
+    def __getattr__(self, k): return getattr(self._cls, k)
+    def from_pretrained(self, name, *args, config=None, **kw):
+        from transformers import AutoConfig
+        config = config if config is not None else AutoConfig.from_pretrained(name, local_files_only=True)
+        if torch.get_default_device().type == 'meta': return self._cls.from_config(config).eval()   # shapes only
+        try: return self._cls.from_pretrained(name, *args, config=config, local_files_only=True, **kw)
+        except OSError:
+            RANDOM_WEIGHTS.add(str(name))
+            return self._cls.from_config(config).eval()
+
+def _offline_models(ns: dict) -> dict:
+    "`ns` with every transformers model class it imported wrapped in `_Offline`."
+    for k, v in list(ns.items()):
+        if isinstance(v, type) and v.__module__.startswith('transformers') and hasattr(v, 'from_config') and hasattr(v, 'from_pretrained'):
+            ns[k] = _Offline(v)
     return ns
+
+# %% ../nbs/03_data.ipynb #5d3b376d
+def _init_value(v):
+    "A stored init argument as the constructor takes it: a model configuration rebuilt from its dict."
+    if isinstance(v, dict) and set(v) == {'__hf_config__'}:
+        from transformers import AutoConfig
+        d = dict(v['__hf_config__'])
+        return AutoConfig.for_model(d.pop('model_type'), **d)
+    return v
+
+
 
 # %% ../nbs/03_data.ipynb #91439f00
 class KernelBenchReference:
@@ -90,7 +124,7 @@ def build(self: KernelBenchReference, device='cpu'):
         ns.update(self.__dict__.get('sizes', {}))
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(self.seed)
-            self._models[key] = ns['Model'](*self.init_inputs).to(device)
+            self._models[key] = ns['Model'](*map(_init_value, self.init_inputs)).to(device)
     return self._models[key]
 
 # %% ../nbs/03_data.ipynb #96e0682a
@@ -292,7 +326,9 @@ def _deterministic(ref, templates, sizes) -> bool:
 
 # %% ../nbs/03_data.ipynb #99c15947
 def _literal(v):
-    "`v` if it survives `repr` → `literal_eval` (so a manifest can store it), else raise `_Skip`."
+    "`v` if it survives `repr` → `literal_eval` (so a manifest can store it), else raise `_Skip`; a model configuration as its dict."
+    if type(v).__module__.startswith('transformers') and hasattr(v, 'to_dict') and hasattr(v, 'model_type'):
+        v = {'__hf_config__': v.to_dict()}
     try:
         if ast.literal_eval(repr(v)) == v: return v
     except Exception: pass
@@ -392,7 +428,7 @@ def _meta_model(Model, init: list):
         return g
     for n, f in orig.items(): setattr(torch, n, on_cpu(f))
     try:
-        with torch.device('meta'): return Model(*init).to('meta')
+        with torch.device('meta'): return Model(*map(_init_value, init)).to('meta')
     finally:
         for n, f in orig.items(): setattr(torch, n, f)
 
@@ -747,6 +783,7 @@ def _what_changed(scaled: dict, drawn_state: list, buffers: list) -> str:
 
 # %% ../nbs/03_data.ipynb #aef08539
 def _convert_at(source: str, path: str, name: str, level: int | None, max_elements: int, factor: int = 1, room: int = 1) -> dict:
+    RANDOM_WEIGHTS.clear()
     ns, Model = _load_problem(source, path)
     scaled = _scale_globals(ns, factor) if factor > 1 else {}
     if factor > 1 and not scaled: raise _Skip('too-large', 'no module-level size to scale down')
@@ -767,6 +804,7 @@ def _convert_at(source: str, path: str, name: str, level: int | None, max_elemen
     why = _degenerate_reason(ref, *_concrete(cpu[0], state_shapes, dtypes, domains))
     if why: raise _Skip('degenerate', why)
     if free > max_elements: notes.insert(0, f'the parameters ({state_elems:,} elements) are over the cap, given {room}× room')
+    if RANDOM_WEIGHTS: notes.append(f'weights drawn from the configuration of {", ".join(sorted(RANDOM_WEIGHTS))} (none on this machine)')
     if scaled: notes.insert(0, f'sizes divided by {factor} to fit the CPU: ' + ', '.join(f'{k} {a} → {b}' for k, (a, b) in scaled.items()))
     final = _choose_shapes(variants, notes)
     sizes, in_dims, out_dims, shapes = _size_names(final, state_shapes, _probe_shapes(ns, Model, init))

@@ -481,3 +481,50 @@ def _meaning_on_gpu(meaning):
         g64 = t.run_reference([x.cuda().double() if x.is_floating_point() else x.cuda() for x in xs])[0].cpu()
         torch.testing.assert_close(gpu, cpu, atol=1e-3, rtol=1e-3, msg=t.name)
         torch.testing.assert_close(g64.float(), cpu, atol=1e-3, rtol=1e-3, msg=t.name)
+
+
+L4_STYLE = '''
+import torch
+from transformers import AutoModelForCausalLM, AutoConfig
+
+class Model(torch.nn.Module):
+    def __init__(self, model_name, config):
+        super().__init__()
+        self.model_name = model_name
+        self.config = config
+        self.model = AutoModelForCausalLM.from_pretrained(self.model_name, config=self.config)
+
+    def forward(self, x):
+        return self.model(x).logits
+
+model_name = MODEL
+config = AutoConfig.from_pretrained(model_name)
+vocab_size = config.vocab_size
+sequence_length = 16
+batch_size = 64
+
+def get_inputs():
+    return [torch.randint(0, vocab_size, (batch_size, sequence_length))]
+
+def get_init_inputs():
+    return [model_name, config]
+'''
+
+
+def test_level4_converts_offline_from_a_local_model_config(tmp_path):
+    "A level-4 problem whose model configuration is on this machine (no weights) converts, with drawn weights said so; without one, one line."
+    cfg = tmp_path/'tiny-gpt2'; cfg.mkdir()
+    (cfg/'config.json').write_text(json.dumps(dict(model_type='gpt2', n_layer=1, n_embd=32, n_head=2, n_positions=64, vocab_size=100)))
+    probs = tmp_path/'kb'/'level4'; probs.mkdir(parents=True)
+    (probs/'1_tiny_gpt2_bs64_seq16.py').write_text(L4_STYLE.replace('MODEL', repr(str(cfg))))
+    (probs/'2_absent_bs64_seq16.py').write_text(L4_STYLE.replace('MODEL', repr('no-such-org/no-such-model')))
+    tasks, skipped = load_kernelbench(tmp_path/'kb', level=4)
+    assert [s.reason for s in skipped] == ['no-model-config'], skipped
+    assert len(tasks) == 1, skipped
+    t = tasks[0]
+    assert any('weights drawn from the configuration' in n for n in t.extra['notes']), t.extra['notes']
+    xs = t.make_inputs(t.shapes[0], torch.Generator().manual_seed(0))
+    out = t.run_reference(xs)[0]
+    assert out.shape[-1] == 100 and out.shape[:2] == xs[0].shape and torch.isfinite(out).all()
+    again = pickle.loads(pickle.dumps(t.reference))(*xs)      # as a sandbox worker builds it: the same drawn weights
+    torch.testing.assert_close(again[0] if isinstance(again, (list, tuple)) else again, out)
