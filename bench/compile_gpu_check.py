@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""GPU checks of the compiler that need no pytest or nbdev (run them on the lent GPU):
+"""GPU checks of the compiler that need no pytest or nbdev (run them on a GPU machine):
 
 1. every bench kernel's library loads with ctypes in a process that has torch and CUDA initialised, for both
    runtime linkings (static: nvcc's default; shared: libcudart.so.13 from the process);
