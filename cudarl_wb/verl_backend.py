@@ -7,7 +7,7 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/verl.html.md"""
 
 # %% ../nbs/16_verl.ipynb #52d92285
 from __future__ import annotations
-import asyncio, math, os, statistics, time, uuid
+import asyncio, json, math, os, statistics, time, uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from fastcore.basics import patch
@@ -20,32 +20,32 @@ from .trainer import heldout_compositions, training_tasks
 
 # %% auto #0
 __all__ = ['DATA_SOURCE', 'AGENT_NAME', 'REBUILT_BY_NAME', 'FEEDBACK_TOKENS', 'ROLLOUT_NAME', 'ADAPTER', 'PLUGIN',
-           'PLUGIN_MODULE', 'task_blob', 'row_task', 'verl_row', 'curriculum_splits', 'write_parquet', 'process_tester',
-           'score_dict', 'compute_score', 'reward_overrides', 'compose_ppo', 'answers_batch', 'verl_cards',
-           'train_batch', 'agent_loop_yaml', 'verl_overrides', 'check_config', 'optimizer_turn', 'fold_credit',
-           'TwoAgentLoop', 'episodes_of', 'LocalServer', 'save_for_verl', 'ServerActor', 'ActorClient', 'server_name',
-           'RolloutServer', 'RolloutAdapter', 'register_rollout', 'check_plugin', 'rollout_name', 'recomputed_logprobs',
-           'prepare_run', 'main_ppo_command', 'train_args', 'warm_start', 'verl_model', 'card_placement',
-           'latest_actor', 'merge_actor', 'final_model', 'train_command']
+           'PLUGIN_MODULE', 'task_spec', 'task_of_row', 'verl_row', 'curriculum_splits', 'write_parquet',
+           'process_tester', 'score_dict', 'compute_score', 'reward_overrides', 'compose_ppo', 'answers_batch',
+           'verl_cards', 'train_batch', 'agent_loop_yaml', 'verl_overrides', 'check_config', 'optimizer_turn',
+           'fold_credit', 'TwoAgentLoop', 'episodes_of', 'LocalServer', 'save_for_verl', 'ServerActor', 'ActorClient',
+           'server_name', 'RolloutServer', 'RolloutAdapter', 'register_rollout', 'check_plugin', 'rollout_name',
+           'recomputed_logprobs', 'prepare_run', 'main_ppo_command', 'train_args', 'warm_start', 'verl_model',
+           'card_placement', 'latest_actor', 'merge_actor', 'final_model', 'train_command']
 
 # %% ../nbs/16_verl.ipynb #ed63cf0b
 DATA_SOURCE = 'cudarl_wb'
 AGENT_NAME = 'cudarl_two_agent'       # the name our loop is registered under (see agent_loop_yaml)
 REBUILT_BY_NAME = ('builtin', 'procedural')   # families `get_task` rebuilds from a name in any process
 
-def task_blob(task: Task) -> str:
-    "`task` itself, cloudpickled and base64-encoded, when no other process can rebuild it from its name ('' otherwise)."
-    if task.family in REBUILT_BY_NAME: return ''
-    import base64, cloudpickle
-    return base64.b64encode(cloudpickle.dumps(task)).decode()
+def task_spec(task: Task) -> str:
+    "The conversion spec of a task no other process can rebuild from its name, as JSON ('' otherwise)."
+    spec = None if task.family in REBUILT_BY_NAME else task.extra.get('spec')
+    return json.dumps(spec) if spec else ''
 
-def row_task(name: str, extra_info: dict | None = None) -> Task:
-    "The task a row names: known here already, or rebuilt from the row's `task_blob` and registered."
-    blob = (extra_info or {}).get('task_blob')
-    if name in TASKS or not blob: return get_task(name)
-    import base64, cloudpickle
-    task = cloudpickle.loads(base64.b64decode(blob))
-    if task.name != name: raise ValueError(f'the row names {name!r} but its task_blob holds {task.name!r}')
+def task_of_row(name: str, extra_info: dict | None = None) -> Task:
+    "The task a row names: known here already, or rebuilt from the row's `task_spec` and registered."
+    info = extra_info or {}
+    if name in TASKS or not info.get('task_spec'): return get_task(name)
+    from cudarl_wb.data import task_from_spec
+    task = task_from_spec(json.loads(info['task_spec']))
+    if task.name != name: raise ValueError(f"the row names {name!r} but its task_spec describes {task.name!r}")
+    task.family = info.get('family') or task.family          # the archive's problems convert as KernelBench's do
     register(task, replace=True)
     return task
 
@@ -55,7 +55,7 @@ def verl_row(task: Task, split: str, index: int, agent_name: str = AGENT_NAME) -
     return dict(data_source=DATA_SOURCE, prompt=generator_messages(task), ability='cuda',
                 reward_model=dict(style='rule', ground_truth=task.name),
                 extra_info=dict(index=index, split=split, task=task.name, tier=int(task.tier), family=task.family or '',
-                                task_blob=task_blob(task)),
+                                task_spec=task_spec(task)),
                 agent_name=agent_name)
 
 # %% ../nbs/16_verl.ipynb #e06ec096
@@ -106,7 +106,7 @@ def score_dict(report: TestReport, preset: str = 'ours') -> dict:
 def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_info: dict | None = None,
                   preset: str = 'ours', **kwargs) -> dict:
     "verl's reward function: the project's reward (weighting `preset`) of `solution_str` for the task named `ground_truth`."
-    return score_dict(process_tester(preset).test(row_task(ground_truth, extra_info), solution_str), preset)
+    return score_dict(process_tester(preset).test(task_of_row(ground_truth, extra_info), solution_str), preset)
 
 # %% ../nbs/16_verl.ipynb #d997d415
 def reward_overrides(preset: str = 'ours') -> list[str]:
@@ -273,7 +273,7 @@ class TwoAgentLoop(AgentLoopBase or object):
         self.transcripts, self.eval_devices = transcripts, list(eval_devices or [])
 
     async def run(self, sampling_params: dict, **row) -> AgentLoopOutput:
-        task = row_task(row['reward_model']['ground_truth'], row.get('extra_info'))
+        task = task_of_row(row['reward_model']['ground_truth'], row.get('extra_info'))
         tester = process_tester(self.reward_preset, self.eval_devices)
         s = _Trajectory(list(row['raw_prompt']), await self.ct_build_initial_tokens(list(row['raw_prompt'])),
                         Episode(task.name, group=int(row.get('index', 0)), mode=tester.mode))
