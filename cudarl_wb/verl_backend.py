@@ -7,8 +7,8 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/verl.html.md"""
 
 # %% ../nbs/16_verl.ipynb #52d92285
 from __future__ import annotations
-import asyncio, json, math, os, statistics, time, uuid
-from dataclasses import dataclass, field
+import asyncio, collections, importlib.util, json, math, os, statistics, time, uuid
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from fastcore.basics import patch
 from .core import *
@@ -19,14 +19,15 @@ from .episode import Episode, Turn, stop_reason, save_transcripts, load_transcri
 from .trainer import heldout_compositions, training_tasks
 
 # %% auto #0
-__all__ = ['DATA_SOURCE', 'AGENT_NAME', 'REBUILT_BY_NAME', 'FEEDBACK_TOKENS', 'ROLLOUT_NAME', 'ADAPTER', 'PLUGIN',
-           'PLUGIN_MODULE', 'task_spec', 'task_of_row', 'verl_row', 'curriculum_splits', 'write_parquet',
-           'process_tester', 'score_dict', 'compute_score', 'reward_overrides', 'compose_ppo', 'answers_batch',
-           'verl_cards', 'train_batch', 'agent_loop_yaml', 'verl_overrides', 'check_config', 'optimizer_turn',
-           'fold_credit', 'TwoAgentLoop', 'episodes_of', 'LocalServer', 'save_for_verl', 'ServerActor', 'ActorClient',
-           'server_name', 'RolloutServer', 'RolloutAdapter', 'register_rollout', 'check_plugin', 'rollout_name',
-           'recomputed_logprobs', 'prepare_run', 'main_ppo_command', 'train_args', 'warm_start', 'verl_model',
-           'card_placement', 'latest_actor', 'merge_actor', 'final_model', 'train_command']
+__all__ = ['DATA_SOURCE', 'AGENT_NAME', 'REBUILT_BY_NAME', 'FEEDBACK_TOKENS', 'ROLLOUT_NAME', 'ADAPTER', 'GATHER_S', 'PLUGIN',
+           'PLUGIN_MODULE', 'METRICS_FILE', 'task_spec', 'task_of_row', 'verl_row', 'curriculum_splits',
+           'write_parquet', 'process_tester', 'score_dict', 'compute_score', 'reward_overrides', 'compose_ppo',
+           'answers_batch', 'verl_cards', 'train_batch', 'agent_loop_yaml', 'verl_overrides', 'check_config',
+           'optimizer_turn', 'fold_credit', 'TwoAgentLoop', 'episodes_of', 'LocalServer', 'save_for_verl',
+           'ServerActor', 'ActorClient', 'server_name', 'RolloutServer', 'RolloutAdapter', 'register_rollout',
+           'check_plugin', 'rollout_name', 'recomputed_logprobs', 'prepare_run', 'main_ppo_command', 'train_args',
+           'warm_start', 'verl_model', 'card_placement', 'latest_actor', 'merge_actor', 'final_model', 'verl_history',
+           'train_command']
 
 # %% ../nbs/16_verl.ipynb #ed63cf0b
 DATA_SOURCE = 'cudarl_wb'
@@ -212,9 +213,11 @@ def verl_overrides(plan, cfg, model_path: str, files: dict, loop_yaml, max_promp
               'data.train_files': str(files['train']), 'data.val_files': str(files['val']),
               'actor_rollout_ref.rollout.agent.agent_loop_config_path': str(loop_yaml),
               'actor_rollout_ref.rollout.agent.default_agent_loop': AGENT_NAME,
-              'trainer.logger': '[console]', 'trainer.project_name': 'cudarl-wb', **_run_settings(cfg, gpus * plan.inventory.nodes, micro, lr_mode)})
+              'trainer.logger': '[console,file]', 'trainer.project_name': 'cudarl-wb', **_run_settings(cfg, gpus * plan.inventory.nodes, micro, lr_mode)})
     fmt = lambda v: str(v).lower() if isinstance(v, bool) else str(v)
-    return [f'{k}={fmt(v)}' for k, v in s.items() if v is not None] + reward_overrides(cfg.reward_preset)
+    attn = 'flash_attention_2' if importlib.util.find_spec('flash_attn') else 'sdpa'    # verl's default needs flash-attn
+    return ([f'{k}={fmt(v)}' for k, v in s.items() if v is not None] + reward_overrides(cfg.reward_preset)
+            + [f'+actor_rollout_ref.model.override_config.attn_implementation={attn}'])
 
 # %% ../nbs/16_verl.ipynb #f6bab8f5
 def check_config(config) -> dict:
@@ -260,6 +263,7 @@ class _Trajectory:
     prompt_len: int = 0
     mask: list = field(default_factory=list)
     logps: list = field(default_factory=list)
+    versions: list = field(default_factory=list)     # the trainer steps of the weights that sampled its turns
     seconds: dict = field(default_factory=lambda: dict(generate_sequences=0.0, tool_calls=0.0))   # verl's names: the Tester is our tool
 
 # %% ../nbs/16_verl.ipynb #aed9ff82
@@ -303,6 +307,8 @@ async def _generate(self: TwoAgentLoop, s: _Trajectory, sampling_params: dict, a
     out = await self.server_manager.generate(request_id=uuid.uuid4().hex, prompt_ids=s.ids,
                                              sampling_params={**sampling_params, 'max_tokens': limit})
     logps = list(out.log_probs or [0.0] * len(out.token_ids))
+    ef = out.extra_fields or {}
+    s.versions += [ef[k] for k in ('min_global_steps', 'max_global_steps') if ef.get(k) is not None]
     gen = Generation(self.tokenizer.decode(out.token_ids, skip_special_tokens=True), list(s.ids), list(out.token_ids), logps,
                      'length' if len(out.token_ids) >= limit else 'stop', agent)
     merged, s.mask, s.logps = await self.ct_merge_assistant_token(s.ids, out.token_ids, s.mask, s.logps, assistant_logprobs=logps)
@@ -328,7 +334,8 @@ def _output(self: TwoAgentLoop, s: _Trajectory) -> AgentLoopOutput:
         ep.final_reward = max(r.total for r in rewards)
         roles = ['generator'] + ['optimizer'] * (len(rewards) - 1)
         for t, c in zip(ep.turns, turn_rewards(rewards, roles, final=ep.final_reward)): t.turn_reward = float(c)
-    extra = dict(turn_scores=[float(r.total) for r in rewards], stop_reason=ep.stop_reason, episode=ep.to_dict())
+    extra = dict(turn_scores=[float(r.total) for r in rewards], stop_reason=ep.stop_reason, episode=ep.to_dict(),
+                 min_global_steps=min(s.versions, default=0), max_global_steps=max(s.versions, default=0))
     return AgentLoopOutput(prompt_ids=s.ids[:s.prompt_len], response_ids=s.ids[s.prompt_len:][:n], response_mask=s.mask[:n],
                            response_logprobs=s.logps[:n] if s.logps else None, reward_score=fold_credit(rewards),
                            num_turns=2 * len(ep.turns), metrics=dict(s.seconds), extra_fields=extra)
@@ -407,23 +414,46 @@ class RolloutServer:
         dtype = torch.bfloat16 if self.device == 'cuda' else torch.float32
         self.model = AutoModelForCausalLM.from_pretrained(model_path, dtype=dtype).to(self.device).eval()
         self.tokenizer, self.response_length = load_tokenizer(tokenizer_path or model_path), int(response_length)
-        self.seed, self.calls, self.weight_version, self.lock = seed, 0, 0, asyncio.Lock()
+        self.seed, self.calls, self.batches, self.weight_version, self.lock = seed, 0, 0, 0, asyncio.Lock()
+        self.global_steps = 0       # the trainer's step whose weights the server holds (verl tags each answer with it)
+        self.waiting: list = []     # (prompt ids, sampling, max tokens, future) not yet sampled
 
 # %% ../nbs/16_verl.ipynb #710356bf
+GATHER_S = 0.02     # how long the first request of a batch waits for the others of its round
+
+def _sampling_of(params: dict, budget: int):
+    "Our `Sampling` from verl's sampling parameters: (sampling, this request's max tokens)."
+    from cudarl_wb.agents import Sampling
+    t, k = float(params.get('temperature', 1.0)), int(params.get('top_k', 0) or 0)
+    return (Sampling(temperature=t or 1.0, top_p=float(params.get('top_p', 1.0)), top_k=max(k, 0), greedy=t == 0),
+            int(params.get('max_tokens') or budget))
+
+# %% ../nbs/16_verl.ipynb #941ab0a4
 @patch
 async def generate(self: RolloutServer, request_id=None, *, prompt_ids, sampling_params: dict, **kwargs):
-    "verl's token-in, token-out call: the answer's tokens and their log-probabilities."
+    "verl's token-in, token-out call: the answer's tokens and their log-probabilities, sampled in a batch with its round."
     from verl.workers.rollout.replica import TokenOutput
-    from cudarl_wb.agents import Sampling, sample_tokens, stop_token_ids
-    t, k = float(sampling_params.get('temperature', 1.0)), int(sampling_params.get('top_k', 0) or 0)
-    sampling = Sampling(temperature=t or 1.0, top_p=float(sampling_params.get('top_p', 1.0)), top_k=max(k, 0),
-                        max_new_tokens=int(sampling_params.get('max_tokens') or self.response_length), greedy=t == 0)
+    from cudarl_wb.agents import sample_tokens, stop_token_ids
+    sampling, limit = _sampling_of(sampling_params, self.response_length)
+    mine = asyncio.get_running_loop().create_future()
+    self.waiting.append((list(prompt_ids), sampling, limit, mine))
     async with self.lock:
-        self.calls += 1
-        seed = None if self.seed is None else self.seed + self.calls
-        ids, logps, why = (await asyncio.to_thread(sample_tokens, self.model, [list(prompt_ids)], 1, sampling,
-                                                   stop_token_ids(self.tokenizer, self.model), self.tokenizer.pad_token_id, seed))[0]
-    return TokenOutput(token_ids=ids, log_probs=logps, stop_reason='completed')
+        if not mine.done():
+            await asyncio.sleep(GATHER_S)
+            batch = [w for w in self.waiting if w[1] == sampling]
+            self.waiting = [w for w in self.waiting if w[1] != sampling]
+            self.calls, self.batches = self.calls + len(batch), self.batches + 1
+            seed = None if self.seed is None else self.seed + self.batches
+            wide = replace(sampling, max_new_tokens=max(w[2] for w in batch))
+            try: rows = await asyncio.to_thread(sample_tokens, self.model, [w[0] for w in batch], 1, wide,
+                                                stop_token_ids(self.tokenizer, self.model), self.tokenizer.pad_token_id, seed)
+            except Exception as e:      # every request of the batch hears of it, none waits forever
+                for w in batch: w[3].set_exception(e)
+            else:
+                for (_, _, n, fut), (ids, logps, why) in zip(batch, rows):
+                    fut.set_result(TokenOutput(token_ids=ids[:n], log_probs=logps[:n], stop_reason='completed',
+                                               extra_fields={'global_steps': self.global_steps}))
+    return await mine
 
 # %% ../nbs/16_verl.ipynb #a659650d
 @patch
@@ -450,18 +480,19 @@ for _m in ('release_kv_cache', 'resume_kv_cache', 'abort_all_requests', 'resume_
 
 # %% ../nbs/16_verl.ipynb #899126e1
 @patch
-async def load_weights(self: RolloutServer, named: dict, last: bool = True) -> int:
-    "Copy the tensors `named` into the model; after the `last` bucket the weight version goes up. The version."
+async def load_weights(self: RolloutServer, named: dict, last: bool = True, global_steps: int | None = None) -> int:
+    "Copy the tensors `named` into the model; after the `last` bucket the weight version goes up (and the trainer's step is noted). The version."
     async with self.lock:
         missing = self.model.load_state_dict(named, strict=False).unexpected_keys
         if missing: raise KeyError(f'weights the served model does not have: {missing[:5]}')
         if last: self.weight_version += 1
+        if last and global_steps is not None: self.global_steps = int(global_steps)
     return self.weight_version
 
 @patch
 def info(self: RolloutServer) -> dict:
-    "What the server serves: requests answered, weight version, device."
-    return dict(calls=self.calls, weight_version=self.weight_version, device=self.device)
+    "What the server serves: requests answered, batches sampled, weight version, device."
+    return dict(calls=self.calls, batches=self.batches, weight_version=self.weight_version, device=self.device)
 
 # %% ../nbs/16_verl.ipynb #ef24fa60
 def _replica_class():
@@ -541,7 +572,7 @@ class RolloutAdapter(_adapter_base()):
             bucket[name] = t.detach().to('cpu', copy=True); size += t.numel() * t.element_size()
             if size >= self.bucket_bytes:
                 await server.load_weights.remote(bucket, last=False); bucket, size = {}, 0
-        return await server.load_weights.remote(bucket, last=True) if self.leader else None
+        return await server.load_weights.remote(bucket, last=True, global_steps=kwargs.get('global_steps')) if self.leader else None
 
 # %% ../nbs/16_verl.ipynb #e38c436a
 def register_rollout():
@@ -684,6 +715,46 @@ def final_model(hf_dir, tokenizer_dir, cfg, extra: dict | None = None) -> Path:
     models = AgentModels.create(model, load_tokenizer(Path(tokenizer_dir)), full_finetune=True, seed=cfg.seed)
     return save_agents(models, Path(cfg.output_dir)/'final_model', {**cfg.to_dict(), 'backend': 'verl'}, extra)
 
+# %% ../nbs/16_verl.ipynb #e3dc168b
+METRICS_FILE = 'verl_metrics.jsonl'
+_VERL_KEYS = {'loss': 'actor/pg_loss', 'generator/entropy': 'actor/entropy', 'grad_norm': 'actor/grad_norm',
+              'score_mean': 'critic/score/mean', 'step_s': 'timing_s/step', 'rollout_s': 'timing_s/gen',
+              'update_s': 'timing_s/update_actor', 'old_logprob_s': 'timing_s/old_log_prob',
+              'tokens_per_s': 'perf/throughput', 'response_length': 'response_length/mean'}
+
+_NAN = float('nan')
+
+def _chunks(eps: list, size: int, n: int) -> list[list]:
+    return [eps[i * size:(i + 1) * size] for i in range(n)]
+
+def _rates(chunk: list) -> dict:
+    "`episode_metrics` of a chunk of episodes; NaN rates where verl logged a step our loop left no episodes for."
+    from cudarl_wb.trainer import episode_metrics
+    return episode_metrics(chunk) if chunk else collections.defaultdict(lambda: _NAN)
+
+def verl_history(metrics_path, transcripts, per_step: int, val_transcripts=None, val_size: int = 0) -> tuple[list, list]:
+    "(history, evals) in the built-in trainer's form from verl's metric lines and our loop's transcripts."
+    lines = Path(metrics_path).read_text().splitlines() if Path(metrics_path).exists() else []
+    recs = [json.loads(l) for l in lines if l.strip()]
+    train = [r for r in recs if any(k.startswith(('actor/', 'timing_s/')) for k in r['data'])]
+    eps = load_transcripts(transcripts) if Path(transcripts).exists() else []
+    history = []
+    for r, chunk in zip(train, _chunks(eps, per_step, len(train))):
+        m = _rates(chunk)
+        h = dict(step=int(r['step']), **{k: m[k] for k in ('compile_rate', 'correct_rate', 'fast_1', 'reward_mean')})
+        for agent in ('generator', 'optimizer'):
+            rs = [t.report.reward.total for ep in chunk for t in ep.turns if t.agent == agent]
+            h[f'{agent}/reward_mean'] = sum(rs) / len(rs) if rs else _NAN
+        history.append({**h, **{k: r['data'].get(v) for k, v in _VERL_KEYS.items()}})
+    vsteps = [int(r['step']) for r in recs if any(k.startswith('val') for k in r['data'])]
+    veps = load_transcripts(val_transcripts) if val_transcripts and Path(val_transcripts).exists() else []
+    evals = []
+    for s, chunk in zip(vsteps, _chunks(veps, val_size, len(vsteps))):
+        m = _rates(chunk)
+        evals.append(dict(step=s, mode='verl', compile_rate=m['final_compile_rate'], first_compile_rate=m['first_compile_rate'],
+                          fast_0=m['final_correct_rate'], fast_1=m['fast_1']))
+    return history, evals
+
 # %% ../nbs/16_verl.ipynb #b9a97e05
 def _verl_plan(cfg, gpus: str | None):
     from cudarl_wb.trainer import _plan_target, _trains_lora
@@ -692,14 +763,19 @@ def _verl_plan(cfg, gpus: str | None):
     return plan_training(_plan_target(cfg), gpus, lora=_trains_lora(cfg), rollout_batch=cfg.batch_size,
                          group_size=cfg.group_size, seq_len=seq)
 
-def _finish(cfg, tok_dir) -> int:
-    "Convert verl's last checkpoint into `final_model/`; 1 with a readable message where verl saved none."
+def _finish(cfg, tok_dir, per_step: int) -> int:
+    "Convert verl's last checkpoint into `final_model/` and its log into our metrics and curves; 1 where verl saved none."
     import sys
-    actor = latest_actor(Path(cfg.output_dir)/'verl')
+    from cudarl_wb.trainer import plot_training
+    out = Path(cfg.output_dir)
+    actor = latest_actor(out/'verl')
     if actor is None:
-        print(f'cudarl-wb train --backend verl: verl saved no checkpoint under {cfg.output_dir}/verl', file=sys.stderr); return 1
+        print(f'cudarl-wb train --backend verl: verl saved no checkpoint under {out}/verl', file=sys.stderr); return 1
+    history, evals = verl_history(out/METRICS_FILE, out/'transcripts.jsonl', per_step, out/'evals'/'verl_val.jsonl', cfg.eval_tasks)
+    final = dict(config={**cfg.to_dict(), 'backend': 'verl'}, steps=history, evals=evals, actor=str(actor))
     hf = merge_actor(actor, actor.parent/'huggingface_merged')
-    print(f'wrote {final_model(hf, tok_dir or hf, cfg, {"verl_checkpoint.json": dict(actor=str(actor))})}')
+    print(f'wrote {final_model(hf, tok_dir or hf, cfg, {"training_metrics.json": final})}')
+    plot_training(history, evals).savefig(out/'training_curves.png', dpi=110, bbox_inches='tight')
     return 0
 
 # %% ../nbs/16_verl.ipynb #149c3b72
@@ -723,6 +799,8 @@ def train_command(args) -> int:
     cmd = main_ppo_command(prepare_run(cfg, plan, model, tok, out, rollout, place['eval_devices']) + place['overrides'])
     print(shlex.join(cmd))
     if args.dry_run: return 0
-    env = {**os.environ, **place['env'], **({'RAY_ADDRESS': args.ray_address} if args.ray_address else {})}
+    env = {**os.environ, **place['env'], **({'RAY_ADDRESS': args.ray_address} if args.ray_address else {}),
+           'VERL_FILE_LOGGER_PATH': str(Path(cfg.output_dir)/METRICS_FILE)}
     rc = subprocess.run(cmd, env=env).returncode
-    return rc or _finish(cfg, tok)
+    per_step = int(next(o for o in cmd if o.startswith('data.train_batch_size=')).split('=')[1]) * cfg.group_size
+    return rc or _finish(cfg, tok, per_step)
