@@ -355,7 +355,7 @@ class FusedLayer:
     down: torch.Tensor
     eps: float
 
-
+# %% ../nbs/10_agents.ipynb #6c78f069
 @dataclass
 class FusedWeights:
     "A model's weights for the fused decode step, with its head counts."
@@ -402,7 +402,7 @@ def _rms_norm(x, weight, eps: float):
     x32 = x.float()
     return weight * (x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + eps)).to(x.dtype)
 
-
+# %% ../nbs/10_agents.ipynb #375c712c
 def attention_in(h, norm_w, eps: float, qkv_w, qkv_b, cos, sin, heads: int, kv_heads: int):
     "Norm, q/k/v and rotary of one layer for one token per row: queries packed per kv head [rows, kv, heads/kv, d], keys and values [rows, kv, 1, d]."
     rows, d = h.shape[0], cos.shape[-1]
@@ -412,7 +412,7 @@ def attention_in(h, norm_w, eps: float, qkv_w, qkv_b, cos, sin, heads: int, kv_h
     qk = qk * cos[:, None] + rot * sin[:, None]
     return qk[:, :heads].reshape(rows, kv_heads, heads // kv_heads, d), qk[:, heads:].reshape(rows, kv_heads, 1, d), v.view(rows, kv_heads, 1, d)
 
-
+# %% ../nbs/10_agents.ipynb #65dbfe0f
 def attention_out_mlp(h, attn, o_w, norm_w, eps: float, gate_up_w, down_w):
     "The rest of one layer: output projection and residual, norm, the MLP (gate and up in one product) and its residual."
     h = h + F.linear(attn, o_w)
