@@ -18,7 +18,9 @@ Columns (methods):
 - `ours_unfused` (only when named in --methods): the graph engine with the model's own forward instead of the fused step
   (`CUDARL_ROLLOUT_FUSED=0`);
 - `ours_compiled` (only when named in --methods): the graph engine with the fused step's layer functions through
-  `torch.compile` (`CUDARL_ROLLOUT_COMPILE=1`); the first call, which compiles, is reported as `compile_s`.
+  `torch.compile` (`CUDARL_ROLLOUT_COMPILE=1`); the first call, which compiles, is reported as `compile_s`;
+- `ours_matmul`, `ours_matmul_compiled` (only when named): the same two with the fused step's attention as two batched
+  matrix products (`CUDARL_ROLLOUT_ATTENTION=matmul`) instead of SDPA.
 
 Per row: seconds for the whole call (prefill included; for ours also the graph captures, which happen per call),
 tokens/s, ms per decode step, peak GPU memory, speedup over `hf_generate`, and on a GPU `floor_frac`: the least bytes a
@@ -37,16 +39,16 @@ then the whole step as the engine runs it (graph replays on a GPU, timed), each 
 reaches: `floor_frac`. The step taken apart is one from the middle of the answers, reading its window of the cache. --agents-from
 runs an earlier `agents.py` instead of this checkout's, for a before/after on one machine:
 
-    git show 6d56b8c:cudarl_wb/agents.py > bench/agents_before.py
-    python bench/rollout_bench.py --presets qwen0.5b,small,tiny --batches 64,256 --methods ours_graph --breakdown \
+    git show <commit>:cudarl_wb/agents.py > bench/agents_before.py
+    python bench/rollout_bench.py --presets qwen0.5b,small,tiny --batches 64,256 --methods ours_graph \
         --agents-from bench/agents_before.py --out $OUT/before.json
-    python bench/rollout_bench.py --presets qwen0.5b,small,tiny --batches 64,256 --methods ours_graph,ours_compiled \
-        --breakdown --out $OUT/after.json
+    python bench/rollout_bench.py --presets qwen0.5b --batches 64,256 --breakdown --budget-s 560 \
+        --methods ours_graph,ours_unfused,ours_matmul,ours_compiled,ours_matmul_compiled --out $OUT/after.json
 
 Prints a table and writes bench/results/rollout_bench.json (and $OUT/rollout_bench.json when $OUT is set).
 """
 from __future__ import annotations
-import argparse, json, os, platform, subprocess, sys, time, traceback
+import argparse, contextlib, json, os, platform, subprocess, sys, time, traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # run from a checkout without installing
@@ -58,8 +60,13 @@ QWEN2_05B = dict(hidden_size=896, num_hidden_layers=24, num_attention_heads=14, 
                  intermediate_size=4864, vocab_size=151936, max_position_embeddings=32768, tie_word_embeddings=True,
                  rms_norm_eps=1e-6, hidden_act='silu', rope_parameters={'rope_type': 'default', 'rope_theta': 1000000.0},
                  use_sliding_window=False, bos_token_id=151643, eos_token_id=151645, pad_token_id=151643)
-METHODS = ('ours_graph', 'hf_generate', 'ours_dynamic', 'hf_static', 'ours_static', 'ours_unfused', 'ours_compiled')   # the order they run in
-OPT_IN = ('ours_unfused', 'ours_compiled')   # run only when named in --methods
+# the graph engine under other settings of the agents module: method -> {module attribute: value}
+SWITCHES = {'ours_unfused': {'FUSED_DECODE': False}, 'ours_compiled': {'COMPILE_DECODE': True},
+            'ours_matmul': {'DECODE_ATTENTION_KERNEL': 'matmul'},
+            'ours_matmul_compiled': {'DECODE_ATTENTION_KERNEL': 'matmul', 'COMPILE_DECODE': True}}
+METHODS = ('ours_graph', 'hf_generate', 'ours_dynamic', 'hf_static', 'ours_static', *SWITCHES)   # the order they run in
+OPT_IN = tuple(SWITCHES)   # run only when named in --methods
+GPU_ONLY = ('ours_graph', *SWITCHES)
 SLOW = {'hf_generate', 'hf_static', 'ours_dynamic', 'ours_static'}                   # timed once (seconds per run)
 
 
@@ -97,17 +104,24 @@ def hf_generate(model, prompts, n, new, pad_id, static=False, compiled=False):
     return out
 
 
-def ours(model, prompts, n, new, pad_id, engine):
+@contextlib.contextmanager
+def switched(agents, method: str):
+    "The agents module with `method`'s settings (SWITCHES) for the duration of the block."
+    switches = SWITCHES.get(method, {})
+    if missing := [k for k in switches if not hasattr(agents, k)]: raise RuntimeError(f'this version of the agents module has no {missing}')
+    saved = {k: getattr(agents, k) for k in switches}
+    for k, v in switches.items(): setattr(agents, k, v)
+    try: yield
+    finally:
+        for k, v in saved.items(): setattr(agents, k, v)
+
+
+def ours(model, prompts, n, new, pad_id, method):
     import cudarl_wb.agents as agents
     from cudarl_wb.agents import Sampling, sample_tokens, LAST_ROLLOUT
-    switch = {'compiled': ('COMPILE_DECODE', True), 'unfused': ('FUSED_DECODE', False)}.get(engine)
-    saved = getattr(agents, switch[0], None) if switch else None
-    if switch and saved is None: raise RuntimeError(f'this version of the agents module has no {switch[0]}')
-    if switch: setattr(agents, *switch)
-    try: rows = sample_tokens(model, prompts, n, Sampling(max_new_tokens=new, temperature=1.0), [], pad_id, seed=0,
-                              engine='graph' if switch else engine)
-    finally:
-        if switch: setattr(agents, switch[0], saved)
+    with switched(agents, method):
+        rows = sample_tokens(model, prompts, n, Sampling(max_new_tokens=new, temperature=1.0), [], pad_id, seed=0,
+                             engine='graph' if method in SWITCHES else method.removeprefix('ours_'))
     bad = [i for i, (r, lp, why) in enumerate(rows) if len(r) != new or len(lp) != new or why != 'length']
     if bad: raise RuntimeError(f'rows {bad[:5]} did not run to {new} tokens')
     return dict(LAST_ROLLOUT)
@@ -133,9 +147,10 @@ def run_method(method, model, prompts, n, new, pad_id, device, reps, warm_new, b
         static = method != 'hf_generate'
         call = lambda k: hf_generate(model, prompts, n, k, pad_id, static=static)
     else:
-        call = lambda k: ours(model, prompts, n, k, pad_id, method.removeprefix('ours_'))
-    if method == 'ours_compiled' and budget_left < 150: return dict(skipped=f'compiling needs ~150 s; {budget_left:.0f} s left')
-    if method == 'ours_compiled':   # the first call compiles for this shape; time the second as the warm-up
+        call = lambda k: ours(model, prompts, n, k, pad_id, method)
+    compiles = 'COMPILE_DECODE' in SWITCHES.get(method, {})
+    if compiles and budget_left < 150: return dict(skipped=f'compiling needs ~150 s; {budget_left:.0f} s left')
+    if compiles:   # the first call compiles for this shape; time the second as the warm-up
         t_compile, _, _ = timed(lambda: call(new), device)
         warm_new = new
     t_warm, _, _ = timed(lambda: call(warm_new), device)
@@ -149,9 +164,10 @@ def run_method(method, model, prompts, n, new, pad_id, device, reps, warm_new, b
     s = sorted(times)[len(times) // 2]
     row = dict(seconds=round(s, 3), tokens_per_s=round(len(prompts) * n * new / s), ms_per_step=round(1000 * s / new, 2),
                peak_gib=max(peaks) if peaks[0] is not None else None, runs=len(times), warmup_s=round(t_warm, 3))
-    if method == 'ours_compiled': row['compile_s'] = round(t_compile, 1)
+    if compiles: row['compile_s'] = round(t_compile, 1)
     if info: row.update(engine=info.get('engine'), graph=info.get('graph'), graphs=info.get('graphs'), host_syncs=info.get('host_syncs'),
                         fused=info.get('fused'), compiled=info.get('compiled'), compile_error=info.get('compile_error'),
+                        attention=info.get('attention'), windows=len(info.get('windows') or []) or None,
                         fallback=info.get('fallback_from'))
     return row
 
@@ -340,16 +356,18 @@ def only_hf_compiled(args, device, dtype):
     return 0
 
 
-def breakdown(a, agents, preset, model, prompts, n, pad_id, device, info, rows, compile=False) -> list[dict]:
-    "The per-part rows of one model and batch; adds the bandwidth-floor fraction to that batch's method rows."
+def breakdown(a, agents, preset, model, prompts, n, pad_id, device, info, method='ours_graph') -> list[dict]:
+    "The per-part rows of one model and batch, with the agents module set as `method` runs it."
     batch = len(prompts) * n
+    compile = 'COMPILE_DECODE' in SWITCHES.get(method, {})
     try:
-        with torch.no_grad(): bd = decode_breakdown(agents, model, prompts, n, pad_id, device, a.new_tokens, compile=compile)
+        with torch.no_grad(), switched(agents, method):
+            bd = decode_breakdown(agents, model, prompts, n, pad_id, device, a.new_tokens, compile=compile)
     except Exception as e:
         traceback.print_exc(limit=3)
         return [dict(model=preset, batch=batch, part=f'error: {type(e).__name__}: {str(e)[:200]}')]
     bw = info.get('copy_gb_per_s', 0) * 1e9 or copy_bandwidth(device)
-    out = breakdown_rows(preset + (' compiled' if compile else ''), batch, bd, bw)
+    out = breakdown_rows(preset + ('' if method == 'ours_graph' else ' ' + method.removeprefix('ours_')), batch, bd, bw)
     out[-1]['note'] = f'window {bd["window"]} of {bd["cache_columns"]} columns, {bd["filled"]} filled; fused step {bd["fused"]}'[:100]
     for r in out: print(r, flush=True)
     return out
@@ -409,7 +427,7 @@ def main(argv=None):
             for method in methods:
                 base = dict(model=preset, batch=len(prompts) * n, prompts=len(prompts), n=n,
                             prompt_tokens='/'.join(str(len(q)) for q in prompts), new_tokens=a.new_tokens, method=method)
-                if method in ('ours_graph', 'ours_unfused', 'ours_compiled') and not gpu:
+                if method in GPU_ONLY and not gpu:
                     rows.append(dict(base, skipped='needs a GPU')); continue
                 left = a.budget_s - (time.perf_counter() - t_start)
                 try:
@@ -424,10 +442,11 @@ def main(argv=None):
                     row['floor_frac'] = round(floor / (row['ms_per_step'] / 1000) / (info['copy_gb_per_s'] * 1e9), 3)
                 rows.append(row)
                 print({k: v for k, v in row.items() if k not in ('prompt_tokens',)}, flush=True)
-            if a.breakdown: parts += breakdown(a, agents, preset, model, prompts, n, pad_id, device, info, rows)
-            if a.breakdown and any(r['method'] == 'ours_compiled' and r['model'] == preset and r.get('batch') == len(prompts) * n
-                                   and 'tokens_per_s' in r for r in rows):   # only once compiled for this shape
-                parts += breakdown(a, agents, preset, model, prompts, n, pad_id, device, info, rows, compile=True)
+            if a.breakdown: parts += breakdown(a, agents, preset, model, prompts, n, pad_id, device, info)
+            for method in SWITCHES if a.breakdown else ():   # each setting that ran for this shape (and compiled for it)
+                if any(r['method'] == method and r['model'] == preset and r.get('batch') == len(prompts) * n
+                       and 'tokens_per_s' in r for r in rows):
+                    parts += breakdown(a, agents, preset, model, prompts, n, pad_id, device, info, method)
         del model
         if gpu: torch.cuda.empty_cache()
     if a.hf_compile and gpu:
@@ -445,7 +464,7 @@ def main(argv=None):
     print(f'\nRollout throughput: {a.prompt_len}-token prompts (about), {a.new_tokens} new tokens, temperature 1, '
           f'{info["dtype"]} on {info["device"]}')
     table(rows, ['model', 'batch', 'prompts', 'n', 'method', 'seconds', 'tokens_per_s', 'ms_per_step', 'floor_frac', 'peak_gib',
-                 'speedup', 'graph', 'graphs', 'host_syncs', 'compiled', 'skipped', 'error'])
+                 'speedup', 'graph', 'graphs', 'windows', 'host_syncs', 'attention', 'compiled', 'skipped', 'error'])
     if parts:
         print(f'\nOne decode step by part: kernel ms per step (profiled eager step), share, least MB read, fraction of the '
               f'{info["copy_gb_per_s"]} GB/s copy bandwidth reached; then the whole step as the engine runs it')

@@ -17,13 +17,14 @@ from .tasks import Task, get_task
 
 # %% auto #0
 __all__ = ['GENERATOR_SYSTEM', 'OPTIMIZER_SYSTEM', 'ENGINES', 'DEFAULT_ENGINE', 'LAST_ROLLOUT', 'ALL_DONE_CHECK_EVERY',
-           'GRAPH_WARMUP_STEPS', 'MIN_GRAPH_STEPS', 'COMPILE_DECODE', 'FUSED_DECODE', 'DECODE_ATTENTION',
-           'FUSED_MODEL_TYPES', 'STRATEGIES', 'task_brief', 'answer', 'generator_messages', 'optimizer_messages',
-           'Sampling', 'Generation', 'encode_prompt', 'stop_token_ids', 'filter_logits', 'cache_kwarg',
-           'static_engine_issue', 'rollout_engine', 'sample_tokens', 'decode_attention', 'attention_as', 'window_for',
-           'fused_issue', 'FusedLayer', 'FusedWeights', 'fused_weights', 'rotary_table', 'attention_in',
-           'attention_out_mlp', 'layer_blocks', 'compiled_forward', 'StaticDecoder', 'TrainableAgent', 'Generator',
-           'Optimizer', 'strategies_of', 'verdict_line', 'hint', 'write_feedback', 'TestReport', 'Tester']
+           'GRAPH_WARMUP_STEPS', 'MIN_GRAPH_STEPS', 'COMPILE_DECODE', 'FUSED_DECODE', 'DECODE_ATTENTION_KERNEL',
+           'DECODE_ATTENTION', 'FUSED_MODEL_TYPES', 'STRATEGIES', 'task_brief', 'answer', 'generator_messages',
+           'optimizer_messages', 'Sampling', 'Generation', 'encode_prompt', 'stop_token_ids', 'filter_logits',
+           'cache_kwarg', 'static_engine_issue', 'rollout_engine', 'sample_tokens', 'decode_attention', 'attention_as',
+           'window_for', 'fused_issue', 'FusedLayer', 'FusedWeights', 'fused_weights', 'rotary_table', 'attention_in',
+           'attention_out_mlp', 'matmul_attention', 'sdpa_attention', 'layer_blocks', 'compiled_forward',
+           'StaticDecoder', 'TrainableAgent', 'Generator', 'Optimizer', 'strategies_of', 'verdict_line', 'hint',
+           'write_feedback', 'TestReport', 'Tester']
 
 # %% ../nbs/10_agents.ipynb #8c363ece
 GENERATOR_SYSTEM = ('You write CUDA kernels. Answer with one ```cuda code block holding the kernels and the '
@@ -272,6 +273,7 @@ GRAPH_WARMUP_STEPS = 2      # eager steps before capture (cuBLAS and SDPA choose
 MIN_GRAPH_STEPS = 8         # capture only when at least this many steps are left to replay
 COMPILE_DECODE = os.environ.get('CUDARL_ROLLOUT_COMPILE', '') == '1'   # graph engine: torch.compile the step's forward
 FUSED_DECODE = os.environ.get('CUDARL_ROLLOUT_FUSED', '1') != '0'      # static engines: the fused decode step where it applies
+DECODE_ATTENTION_KERNEL = os.environ.get('CUDARL_ROLLOUT_ATTENTION', 'sdpa')   # the fused step's attention: 'sdpa' or 'matmul'
 
 # %% ../nbs/10_agents.ipynb #2719ac1f
 def decode_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
@@ -419,6 +421,17 @@ def attention_out_mlp(h, attn, o_w, norm_w, eps: float, gate_up_w, down_w):
     gate, up = F.linear(_rms_norm(h, norm_w, eps), gate_up_w).chunk(2, -1)
     return h + F.linear(F.silu(gate) * up, down_w)
 
+# %% ../nbs/10_agents.ipynb #c4ba64c1
+def matmul_attention(q, k, v, mask, scale: float):
+    "Packed decode queries [rows, kv, g, d] over keys and values [rows, kv, cols, d] with an additive mask [rows, 1, 1, cols]."
+    scores = torch.matmul(q, k.transpose(-1, -2)) * scale + mask
+    return torch.matmul(scores.softmax(-1, dtype=torch.float32).to(v.dtype), v)
+
+
+def sdpa_attention(q, k, v, mask, scale: float):
+    "The same through `F.scaled_dot_product_attention`."
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale)
+
 # %% ../nbs/10_agents.ipynb #03fe646f
 _BLOCKS: dict = {}
 
@@ -451,6 +464,7 @@ class StaticDecoder:
         self.size = -(-(self.width + max_new) // align) * align   # cache columns
         self.forward = compiled_forward(model) if compile and self.fused is None else model
         self.blocks = layer_blocks(compile and self.fused is not None)
+        self.attend = matmul_attention if DECODE_ATTENTION_KERNEL == 'matmul' else sdpa_attention
         self.cache = StaticCache(config=model.config, max_cache_len=self.size)
         for i, layer in enumerate(cache.layers):          # the prefill's columns: allocates the static tensors once
             self.cache.update(layer.keys, layer.values, i)
@@ -541,7 +555,7 @@ def _fused_forward(self: StaticDecoder) -> torch.Tensor:
         with torch.profiler.record_function('rollout.attention'):
             q, k, v = before(h, w.norm_in, w.eps, w.qkv, w.qkv_bias, cos, sin, f.heads, f.kv_heads)
             layer.keys.index_copy_(2, self.write_at, k); layer.values.index_copy_(2, self.write_at, v)
-            o = F.scaled_dot_product_attention(q, layer.keys[:, :, :cols], layer.values[:, :, :cols], attn_mask=mask, scale=f.scale)
+            o = self.attend(q, layer.keys[:, :, :cols], layer.values[:, :, :cols], mask, f.scale)
         with torch.profiler.record_function('rollout.mlp'):
             h = after(h, o.reshape(h.shape[0], -1), w.o, w.norm_post, w.eps, w.gate_up, w.down)
     with torch.profiler.record_function('rollout.output'): return F.linear(_rms_norm(h, f.norm, f.eps), f.lm_head)
@@ -652,6 +666,7 @@ def run(self: StaticDecoder, graph: bool = False) -> dict:
     self.steps = steps
     return dict(steps=steps, host_syncs=syncs + 1, graph=self.graph_status if graph else 'off', graphs=len(self.graphs),
                 cache_columns=self.size, windows=sorted(windows), fused=self.fused_status, compiled=self.compiled,
+                attention=self.attend.__name__ if self.fused is not None else self.attention or 'eager',
                 **({'compile_error': self.compile_error} if self.compile_error else {}))
 
 # %% ../nbs/10_agents.ipynb #43e8dec7

@@ -108,6 +108,11 @@ def test_fused_windowed_step_equals_the_model_forward_over_the_whole_cache_with_
         info_m, ref = _decode(m, prompts, samp, fused=False, windowed=False)
     assert info_f['fused'] == 'on' and info_f['windows'] == [32, 48, 64, 80] and info_m['windows'] == [80], (info_f, info_m)
     assert_same_rows(fast, ref, tol=1e-5)
+    with am.use('optimizer') as m, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(agents, 'DECODE_ATTENTION_KERNEL', 'matmul')
+        info_mm, by_matmul = _decode(m.eval(), prompts, samp, fused=True, windowed=True)
+    assert info_mm['attention'] == 'matmul_attention', info_mm
+    assert_same_rows(by_matmul, ref, tol=1e-5)
     with am.use('generator') as m:          # the other adapter merges into different weights
         other = _decode(m.eval(), prompts, samp, fused=True, windowed=True)[1]
     assert [r for r, _, _ in other] != [r for r, _, _ in fast]
