@@ -393,16 +393,16 @@ def fused_weights(model) -> FusedWeights:
 
 # %% ../nbs/10_agents.ipynb #f745dafe
 def rotary_table(model, size: int, dtype, device) -> tuple[torch.Tensor, torch.Tensor]:
-    "cos and sin [size, head_dim] of positions 0 … size-1, as `model`'s rotary embedding computes them."
+    "cos and signed sin [size, head_dim] of positions 0 … size-1 as `model`'s rotary embedding computes them (sin's first half negated)."
     base = model.get_base_model() if hasattr(model, 'get_base_model') else model
     cos, sin = base.model.rotary_emb(torch.empty(0, dtype=dtype, device=device), torch.arange(size, device=device)[None])
-    return cos[0], sin[0]
+    half = sin.shape[-1] // 2
+    return cos[0], torch.cat((-sin[0, :, :half], sin[0, :, half:]), -1)
 
 # %% ../nbs/10_agents.ipynb #77fccc0c
 def _rms_norm(x, weight, eps: float):
-    "RMSNorm as Qwen2 and Llama compute it: statistics in fp32, the weight applied in the model's dtype."
-    x32 = x.float()
-    return weight * (x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + eps)).to(x.dtype)
+    "RMSNorm as Qwen2 and Llama compute it: statistics in fp32 (one fused kernel where PyTorch has one), the weight applied in the model's dtype."
+    return weight * F.rms_norm(x.float(), (x.shape[-1],), eps=eps).to(x.dtype)
 
 # %% ../nbs/10_agents.ipynb #375c712c
 def attention_in(h, norm_w, eps: float, qkv_w, qkv_b, cos, sin, heads: int, kv_heads: int):
@@ -410,16 +410,15 @@ def attention_in(h, norm_w, eps: float, qkv_w, qkv_b, cos, sin, heads: int, kv_h
     rows, d = h.shape[0], cos.shape[-1]
     x = F.linear(_rms_norm(h, norm_w, eps), qkv_w, qkv_b)
     qk, v = x[:, :(heads + kv_heads) * d].view(rows, heads + kv_heads, d), x[:, (heads + kv_heads) * d:]
-    rot = torch.cat((-qk[..., d // 2:], qk[..., :d // 2]), -1)        # rotate_half
-    qk = qk * cos[:, None] + rot * sin[:, None]
+    qk = torch.addcmul(qk * cos[:, None], qk.roll(d // 2, -1), sin[:, None])   # rotary; `sin` carries rotate_half's sign
     return qk[:, :heads].reshape(rows, kv_heads, heads // kv_heads, d), qk[:, heads:].reshape(rows, kv_heads, 1, d), v.view(rows, kv_heads, 1, d)
 
 # %% ../nbs/10_agents.ipynb #65dbfe0f
 def attention_out_mlp(h, attn, o_w, norm_w, eps: float, gate_up_w, down_w):
     "The rest of one layer: output projection and residual, norm, the MLP (gate and up in one product) and its residual."
-    h = h + F.linear(attn, o_w)
+    h = torch.addmm(h, attn, o_w.t())                 # the residual added by the product itself
     gate, up = F.linear(_rms_norm(h, norm_w, eps), gate_up_w).chunk(2, -1)
-    return h + F.linear(F.silu(gate) * up, down_w)
+    return torch.addmm(h, F.silu(gate) * up, down_w.t())
 
 # %% ../nbs/10_agents.ipynb #c4ba64c1
 def matmul_attention(q, k, v, mask, scale: float):
