@@ -437,7 +437,8 @@ _BLOCKS: dict = {}
 def layer_blocks(compile: bool = False) -> tuple:
     "`(attention_in, attention_out_mlp)`, through `torch.compile` when `compile`."
     if not compile: return attention_in, attention_out_mlp
-    if not _BLOCKS: _BLOCKS.update(blocks=(torch.compile(attention_in, dynamic=False), torch.compile(attention_out_mlp, dynamic=False)))
+    # shapes depend on the rows and the model only (never on the window); a second row count compiles a dynamic version
+    if not _BLOCKS: _BLOCKS.update(blocks=(torch.compile(attention_in), torch.compile(attention_out_mlp)))
     return _BLOCKS['blocks']
 
 # %% ../nbs/10_agents.ipynb #4c1d3618
@@ -502,7 +503,7 @@ def _state(self: StaticDecoder, logits, mask, next_pos):
 # %% ../nbs/10_agents.ipynb #2741d4a1
 @patch
 def set_window(self: StaticDecoder, filled: int):
-    "Read the first `window_for(filled)` cache columns from now on (the whole cache where the attention takes no window)."
+    "Read the first `window_for(filled)` cache columns in the next steps (the whole cache where the attention takes no window)."
     self.window = window_for(filled, self.size) if self.windowed else self.size
     self.masks = {kind: self.attn_mask[..., :self.window] for kind in self.layer_kinds}
 

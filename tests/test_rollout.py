@@ -82,14 +82,14 @@ def test_static_logprobs_agree_with_grpo_token_logprobs(tiny, prompts, temperatu
         assert (mine - theirs).abs().max().item() < 1e-4 and (mine <= 0).all()
 
 
-def _decode(model, prompts, samp, fused, windowed, seed=5, n=2, pad=0):
+def _decode(model, prompts, samp, fused, windowed, seed=5, n=2, pad=0, compile=False):
     "One batch through a StaticDecoder with the fused step on or off and windows on or off: (run info, rows)."
     from cudarl_wb.agents import _prefill, _generator
     device = next(model.parameters()).device
     with torch.no_grad():
         cache, logits, mask, pos = _prefill(model, prompts, n, pad, device)
         dec = StaticDecoder(model, cache, logits, mask, pos, samp.max_new_tokens, samp, torch.tensor([], dtype=torch.long, device=device),
-                            _generator(device, seed), fused=fused)
+                            _generator(device, seed), fused=fused, compile=compile)
         dec.windowed = dec.windowed and windowed
         return dec.run(), dec.results()
 
@@ -125,6 +125,19 @@ def test_fused_step_is_refused_where_it_would_differ():
     info, _ = _decode(build_model('tiny', seed=0, attn_implementation='eager')[0].eval(), [[5, 6, 7]], Sampling(max_new_tokens=20),
                       fused=None, windowed=True)
     assert info['fused'].startswith('off') and info['windows'] == [32], info     # eager attention reads the whole cache
+
+
+def test_a_compile_that_fails_leaves_the_step_uncompiled(tiny, prompts, monkeypatch):
+    "Compiling on: a compiled layer function that raises switches compiling off for the call, says why, and samples the same."
+    model, tok = tiny
+    def broken(*args, **kwargs): raise RuntimeError('simulated compiler failure')
+    monkeypatch.setitem(agents._BLOCKS, 'blocks', (broken, broken))
+    samp = Sampling(max_new_tokens=24, temperature=0.9)
+    info, rows = _decode(model, prompts, samp, fused=True, windowed=True, compile=True)
+    assert info['compiled'] is False and 'simulated compiler failure' in info['compile_error'], info
+    plain_info, plain = _decode(model, prompts, samp, fused=True, windowed=True)
+    assert plain_info['compiled'] is False and 'compile_error' not in plain_info
+    assert_same_rows(rows, plain, tol=1e-6)
 
 
 def test_eager_attention_takes_an_additive_mask(prompts):
