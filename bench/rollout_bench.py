@@ -13,12 +13,19 @@ Columns (methods):
   its automatic `torch.compile`;
 - `ours_dynamic`: `agents.sample_tokens(engine='dynamic')` (one prefill per prompt, exact log-probs);
 - `ours_static`: `engine='static'`: static cache, finished rows masked, no host sync per step, no graph;
-- `ours_graph`: `engine='graph'`: the same with one decode step captured as a CUDA graph (the default on a GPU);
-- `ours_compiled` (only when named in --methods): the graph engine with the step's forward through `torch.compile`
-  (`CUDARL_ROLLOUT_COMPILE=1`); the first call, which compiles, is reported as `compile_s`.
+- `ours_graph`: `engine='graph'`: the same with the decode step captured as CUDA graphs, one per attention window, and
+  the fused decode step (the default on a GPU);
+- `ours_unfused` (only when named in --methods): the graph engine with the model's own forward instead of the fused step
+  (`CUDARL_ROLLOUT_FUSED=0`);
+- `ours_compiled` (only when named in --methods): the graph engine with the fused step's layer functions through
+  `torch.compile` (`CUDARL_ROLLOUT_COMPILE=1`); the first call, which compiles, is reported as `compile_s`;
+- `ours_matmul`, `ours_matmul_compiled` (only when named): the same two with the fused step's attention as two batched
+  matrix products (`CUDARL_ROLLOUT_ATTENTION=matmul`) instead of SDPA.
 
-Per row: seconds for the whole call (prefill included; for ours also the graph capture, which happens per call),
-tokens/s, ms per decode step, peak GPU memory, speedup over `hf_generate`. A column that fails prints its error
+Per row: seconds for the whole call (prefill included; for ours also the graph captures, which happen per call),
+tokens/s, ms per decode step, peak GPU memory, speedup over `hf_generate`, and on a GPU `floor_frac`: the least bytes a
+step must move (the weights once, the filled part of the KV cache once: prompt plus half the answer on average) over
+ms_per_step, as a fraction of the card's measured copy bandwidth (1.0 would be a step at the memory-bandwidth floor). A column that fails prints its error
 and the run goes on; a time budget (--budget-s) skips what would not fit.
 
     python bench/rollout_bench.py --smoke          # CPU or GPU: tiny model, tiny sizes, seconds
@@ -29,19 +36,19 @@ With --breakdown, each model and batch also gets one decode step taken apart: th
 part of an eager step (attention with its projections and cache, MLP, output projection, sampling, log-probs, other),
 then the whole step as the engine runs it (graph replays on a GPU, timed), each with the least bytes it must move
 (weights once, the KV cache once, the logits once) and the fraction of the card's measured copy bandwidth that
-reaches: `floor_frac`, also added to the method rows (whole calls, prefill and capture included). --agents-from
+reaches: `floor_frac`. The step taken apart is one from the middle of the answers, reading its window of the cache. --agents-from
 runs an earlier `agents.py` instead of this checkout's, for a before/after on one machine:
 
-    git show 6d56b8c:cudarl_wb/agents.py > bench/agents_before.py
-    python bench/rollout_bench.py --presets qwen0.5b,small,tiny --batches 64,256 --methods ours_graph --breakdown \
+    git show <commit>:cudarl_wb/agents.py > bench/agents_before.py
+    python bench/rollout_bench.py --presets qwen0.5b,small,tiny --batches 64,256 --methods ours_graph \
         --agents-from bench/agents_before.py --out $OUT/before.json
-    python bench/rollout_bench.py --presets qwen0.5b,small,tiny --batches 64,256 --methods ours_graph,ours_compiled \
-        --breakdown --out $OUT/after.json
+    python bench/rollout_bench.py --presets qwen0.5b --batches 64,256 --breakdown --budget-s 560 \
+        --methods ours_graph,ours_unfused,ours_matmul,ours_compiled,ours_matmul_compiled --out $OUT/after.json
 
 Prints a table and writes bench/results/rollout_bench.json (and $OUT/rollout_bench.json when $OUT is set).
 """
 from __future__ import annotations
-import argparse, json, os, platform, subprocess, sys, time, traceback
+import argparse, contextlib, json, os, platform, subprocess, sys, time, traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # run from a checkout without installing
@@ -53,7 +60,13 @@ QWEN2_05B = dict(hidden_size=896, num_hidden_layers=24, num_attention_heads=14, 
                  intermediate_size=4864, vocab_size=151936, max_position_embeddings=32768, tie_word_embeddings=True,
                  rms_norm_eps=1e-6, hidden_act='silu', rope_parameters={'rope_type': 'default', 'rope_theta': 1000000.0},
                  use_sliding_window=False, bos_token_id=151643, eos_token_id=151645, pad_token_id=151643)
-METHODS = ('ours_graph', 'hf_generate', 'ours_dynamic', 'hf_static', 'ours_static', 'ours_compiled')   # the order they run in
+# the graph engine under other settings of the agents module: method -> {module attribute: value}
+SWITCHES = {'ours_unfused': {'FUSED_DECODE': False}, 'ours_compiled': {'COMPILE_DECODE': True},
+            'ours_matmul': {'DECODE_ATTENTION_KERNEL': 'matmul'},
+            'ours_matmul_compiled': {'DECODE_ATTENTION_KERNEL': 'matmul', 'COMPILE_DECODE': True}}
+METHODS = ('ours_graph', 'hf_generate', 'ours_dynamic', 'hf_static', 'ours_static', *SWITCHES)   # the order they run in
+OPT_IN = tuple(SWITCHES)   # run only when named in --methods
+GPU_ONLY = ('ours_graph', *SWITCHES)
 SLOW = {'hf_generate', 'hf_static', 'ours_dynamic', 'ours_static'}                   # timed once (seconds per run)
 
 
@@ -91,17 +104,24 @@ def hf_generate(model, prompts, n, new, pad_id, static=False, compiled=False):
     return out
 
 
-def ours(model, prompts, n, new, pad_id, engine):
+@contextlib.contextmanager
+def switched(agents, method: str):
+    "The agents module with `method`'s settings (SWITCHES) for the duration of the block."
+    switches = SWITCHES.get(method, {})
+    if missing := [k for k in switches if not hasattr(agents, k)]: raise RuntimeError(f'this version of the agents module has no {missing}')
+    saved = {k: getattr(agents, k) for k in switches}
+    for k, v in switches.items(): setattr(agents, k, v)
+    try: yield
+    finally:
+        for k, v in saved.items(): setattr(agents, k, v)
+
+
+def ours(model, prompts, n, new, pad_id, method):
     import cudarl_wb.agents as agents
     from cudarl_wb.agents import Sampling, sample_tokens, LAST_ROLLOUT
-    compiled = engine == 'compiled'
-    saved = getattr(agents, 'COMPILE_DECODE', None)
-    if compiled and saved is None: raise RuntimeError('this version of the agents module has no compiled decode step')
-    if compiled: agents.COMPILE_DECODE = True
-    try: rows = sample_tokens(model, prompts, n, Sampling(max_new_tokens=new, temperature=1.0), [], pad_id, seed=0,
-                              engine='graph' if compiled else engine)
-    finally:
-        if compiled: agents.COMPILE_DECODE = saved
+    with switched(agents, method):
+        rows = sample_tokens(model, prompts, n, Sampling(max_new_tokens=new, temperature=1.0), [], pad_id, seed=0,
+                             engine='graph' if method in SWITCHES else method.removeprefix('ours_'))
     bad = [i for i, (r, lp, why) in enumerate(rows) if len(r) != new or len(lp) != new or why != 'length']
     if bad: raise RuntimeError(f'rows {bad[:5]} did not run to {new} tokens')
     return dict(LAST_ROLLOUT)
@@ -127,9 +147,10 @@ def run_method(method, model, prompts, n, new, pad_id, device, reps, warm_new, b
         static = method != 'hf_generate'
         call = lambda k: hf_generate(model, prompts, n, k, pad_id, static=static)
     else:
-        call = lambda k: ours(model, prompts, n, k, pad_id, method.removeprefix('ours_'))
-    if method == 'ours_compiled' and budget_left < 150: return dict(skipped=f'compiling needs ~150 s; {budget_left:.0f} s left')
-    if method == 'ours_compiled':   # the first call compiles for this shape; time the second as the warm-up
+        call = lambda k: ours(model, prompts, n, k, pad_id, method)
+    compiles = 'COMPILE_DECODE' in SWITCHES.get(method, {})
+    if compiles and budget_left < 150: return dict(skipped=f'compiling needs ~150 s; {budget_left:.0f} s left')
+    if compiles:   # the first call compiles for this shape; time the second as the warm-up
         t_compile, _, _ = timed(lambda: call(new), device)
         warm_new = new
     t_warm, _, _ = timed(lambda: call(warm_new), device)
@@ -143,15 +164,19 @@ def run_method(method, model, prompts, n, new, pad_id, device, reps, warm_new, b
     s = sorted(times)[len(times) // 2]
     row = dict(seconds=round(s, 3), tokens_per_s=round(len(prompts) * n * new / s), ms_per_step=round(1000 * s / new, 2),
                peak_gib=max(peaks) if peaks[0] is not None else None, runs=len(times), warmup_s=round(t_warm, 3))
-    if method == 'ours_compiled': row['compile_s'] = round(t_compile, 1)
-    if info: row.update(engine=info.get('engine'), graph=info.get('graph'), host_syncs=info.get('host_syncs'),
+    if compiles: row['compile_s'] = round(t_compile, 1)
+    if info: row.update(engine=info.get('engine'), graph=info.get('graph'), graphs=info.get('graphs'), host_syncs=info.get('host_syncs'),
+                        fused=info.get('fused'), compiled=info.get('compiled'), compile_error=info.get('compile_error'),
+                        attention=info.get('attention'), windows=len(info.get('windows') or []) or None,
                         fallback=info.get('fallback_from'))
     return row
 
 
 PARTS = ('attention', 'mlp', 'output projection', 'sampling', 'log-probs', 'other')
 MODULE_PARTS = (('.self_attn', 'attention'), ('.mlp', 'mlp'), ('lm_head', 'output projection'))
-RANGE_PARTS = {'rollout.sampling': 'sampling', 'rollout.logprobs': 'log-probs', 'bench.sample': 'sampling'}
+RANGE_PARTS = {'rollout.sampling': 'sampling', 'rollout.logprobs': 'log-probs', 'bench.sample': 'sampling',
+               # the fused step's ranges: attention with its norm and q/k/v; 'mlp' with the output projection and norm before it
+               'rollout.attention': 'attention', 'rollout.mlp': 'mlp', 'rollout.output': 'output projection'}
 
 
 def load_agents(path=None):
@@ -175,16 +200,36 @@ def copy_bandwidth(device, mib: int = 1024, reps: int = 10) -> float:
     return 2 * src.numel() * reps / (time.perf_counter() - t0)
 
 
-def part_bytes(model, dec) -> dict:
-    "Bytes one decode step must read (or write) at the least, per part: weights once, the KV cache once, the logits once."
-    size = lambda m: sum(p.numel() * p.element_size() for p in m.parameters())
-    mods = dict(model.named_modules())
-    per = {part: sum(size(m) for n, m in mods.items() if n.endswith(suffix)) for suffix, part in MODULE_PARTS}
-    kv = sum(t.numel() * t.element_size() for layer in dec.cache.layers for t in (layer.keys, layer.values))
-    rows, vocab = dec.logits.shape
+def weight_bytes(model) -> int:
+    "Bytes of the weights a decode step reads: every parameter once, the input embedding only when tied to the output."
     weights = sum(p.numel() * p.element_size() for p in {id(p): p for p in model.parameters()}.values())
     emb = model.get_input_embeddings().weight
     if emb is not model.get_output_embeddings().weight: weights -= emb.numel() * emb.element_size()   # a lookup reads rows, not the table
+    return weights
+
+
+def kv_bytes_per_column(model, rows: int) -> int:
+    "Bytes of keys and values one cache column holds for `rows` rows."
+    cfg = model.config
+    head_dim = getattr(cfg, 'head_dim', None) or cfg.hidden_size // cfg.num_attention_heads
+    elem = next(model.parameters()).element_size()
+    return cfg.num_hidden_layers * 2 * cfg.num_key_value_heads * head_dim * elem * rows
+
+
+def floor_bytes(model, rows: int, prompt_width: int, new: int) -> int:
+    "The least bytes an average decode step of a call moves: the weights once, the filled cache (prompt + half the answer) once."
+    return weight_bytes(model) + kv_bytes_per_column(model, rows) * (prompt_width + new // 2)
+
+
+def part_bytes(model, dec, filled: int) -> dict:
+    "Bytes one decode step must read (or write) at the least, per part: weights once, the `filled` cache columns once, the logits once."
+    size = lambda m: sum(p.numel() * p.element_size() for p in m.parameters())
+    mods = dict(model.named_modules())
+    per = {part: sum(size(m) for n, m in mods.items() if n.endswith(suffix)) for suffix, part in MODULE_PARTS}
+    rows, vocab = dec.logits.shape
+    kv = kv_bytes_per_column(model, rows) * filled
+    weights = weight_bytes(model)
+    emb = model.get_input_embeddings().weight
     per['attention'] += kv
     per['output projection'] += rows * vocab * emb.element_size()
     per['sampling'] = rows * vocab * 4
@@ -235,8 +280,15 @@ def profile_parts(dec, model, steps: int, hooks: bool = True) -> dict:
     return ms
 
 
+def seek(dec, s: int):
+    "Put a fresh decoder at decode step `s`: its first `s` answer columns opened (left as zeros), positions moved on."
+    if s <= 0: return
+    dec.positions.add_(s); dec.write_at.add_(s); dec.index.add_(s)
+    dec.attn_mask[..., dec.width:dec.width + s] = dec.open_value
+
+
 def decode_breakdown(agents, model, prompts, n, pad_id, device, new: int, replays: int = 100, compile: bool = False) -> dict:
-    "A decode step taken apart: per-part time from the profiler, the whole step timed as the engine runs it, bytes and bandwidth."
+    "A mid-answer decode step taken apart: per-part time from the profiler, the step timed as the engine runs it, bytes, bandwidth."
     samp = agents.Sampling(max_new_tokens=new, temperature=1.0)
     cache, logits, mask, pos = agents._prefill(model, prompts, n, pad_id, device)
     stop = torch.tensor([], dtype=torch.long, device=device)
@@ -245,16 +297,23 @@ def decode_breakdown(agents, model, prompts, n, pad_id, device, new: int, replay
     del cache
     gpu = device.type == 'cuda'
     replays = max(1, min(replays, new - 8))
+    width = mask.shape[1]
+    start = max(0, new // 2 - replays // 2 - 5)       # the timed steps centre on the middle of the answers
+    last = start + 5 + replays                        # 2 warm-up and 3 profiled steps, then the replays
+    if hasattr(dec, 'set_window'): seek(dec, start); dec.set_window(width + last + 1)   # one window covers every timed step
     for _ in range(2): dec.step()                                  # warm-up, as the engine does before capture
-    parts = profile_parts(dec, model, 3, hooks=not compile)   # compiled modules run fused: no per-module ranges
+    fused = getattr(dec, 'fused', None) is not None
+    parts = profile_parts(dec, model, 3, hooks=not compile and not fused)   # compiled modules run fused: no per-module ranges
     captured = gpu and dec.capture()
     run = dec.graph.replay if captured else dec.step
     run(); sync(device); t0 = time.perf_counter()
     for _ in range(replays - 1): run()
     sync(device)
     step_ms = 1000 * (time.perf_counter() - t0) / (replays - 1) if replays > 1 else float('nan')
-    return dict(parts=parts, step_ms=step_ms, graph=dec.graph_status if gpu else 'off', bytes=part_bytes(model, dec),
-                rows=dec.logits.shape[0], cache_columns=dec.size)
+    filled = width + (start + last) // 2 if hasattr(dec, 'set_window') else dec.size
+    return dict(parts=parts, step_ms=step_ms, graph=dec.graph_status if gpu else 'off', bytes=part_bytes(model, dec, filled),
+                rows=dec.logits.shape[0], cache_columns=dec.size, window=getattr(dec, 'window', dec.size), filled=filled,
+                fused=getattr(dec, 'fused_status', 'off'))
 
 
 def breakdown_rows(name, batch, bd, bandwidth) -> list[dict]:
@@ -297,19 +356,19 @@ def only_hf_compiled(args, device, dtype):
     return 0
 
 
-def breakdown(a, agents, preset, model, prompts, n, pad_id, device, info, rows, compile=False) -> list[dict]:
-    "The per-part rows of one model and batch; adds the bandwidth-floor fraction to that batch's method rows."
+def breakdown(a, agents, preset, model, prompts, n, pad_id, device, info, method='ours_graph') -> list[dict]:
+    "The per-part rows of one model and batch, with the agents module set as `method` runs it."
     batch = len(prompts) * n
+    compile = 'COMPILE_DECODE' in SWITCHES.get(method, {})
     try:
-        with torch.no_grad(): bd = decode_breakdown(agents, model, prompts, n, pad_id, device, a.new_tokens, compile=compile)
+        with torch.no_grad(), switched(agents, method):
+            bd = decode_breakdown(agents, model, prompts, n, pad_id, device, a.new_tokens, compile=compile)
     except Exception as e:
         traceback.print_exc(limit=3)
         return [dict(model=preset, batch=batch, part=f'error: {type(e).__name__}: {str(e)[:200]}')]
     bw = info.get('copy_gb_per_s', 0) * 1e9 or copy_bandwidth(device)
-    for r in rows if not compile else []:
-        if r['model'] == preset and r.get('batch') == batch and r.get('ms_per_step'):
-            r['floor_frac'] = round(bd['bytes']['total'] / (r['ms_per_step'] / 1000) / bw, 3)
-    out = breakdown_rows(preset + (' compiled' if compile else ''), batch, bd, bw)
+    out = breakdown_rows(preset + ('' if method == 'ours_graph' else ' ' + method.removeprefix('ours_')), batch, bd, bw)
+    out[-1]['note'] = f'window {bd["window"]} of {bd["cache_columns"]} columns, {bd["filled"]} filled; fused step {bd["fused"]}'[:100]
     for r in out: print(r, flush=True)
     return out
 
@@ -322,7 +381,7 @@ def main(argv=None):
     p.add_argument('--distinct', type=int, default=None, help='distinct prompts per call (default: 4 at batch >= 64, else 2)')
     p.add_argument('--prompt-len', type=int, default=None, help='prompt tokens, about (default 200; --smoke 24)')
     p.add_argument('--new-tokens', type=int, default=None, help='new tokens per answer (default 256; --smoke 8)')
-    p.add_argument('--methods', default=','.join(m for m in METHODS if m != 'ours_compiled'), help=f'comma-separated subset of {",".join(METHODS)}')
+    p.add_argument('--methods', default=','.join(m for m in METHODS if m not in OPT_IN), help=f'comma-separated subset of {",".join(METHODS)}')
     p.add_argument('--reps', type=int, default=3, help='timed calls for the fast columns (the slow ones run once)')
     p.add_argument('--budget-s', type=float, default=330, help='skip what would not finish within this many seconds')
     p.add_argument('--hf-compile', action='store_true', help="also time generate's static cache with torch.compile (qwen0.5b, largest batch)")
@@ -353,7 +412,7 @@ def main(argv=None):
                 torch=torch.__version__, transformers=transformers.__version__, python=platform.python_version(),
                 dtype=str(dtype).removeprefix('torch.'), prompt_len=a.prompt_len, new_tokens=a.new_tokens,
                 agents=a.agents_from or 'this checkout')
-    if a.breakdown: info['copy_gb_per_s'] = round(copy_bandwidth(device) / 1e9, 1)
+    if a.breakdown or gpu: info['copy_gb_per_s'] = round(copy_bandwidth(device) / 1e9, 1)
     print(info, flush=True)
     rows, parts = [], []
     warm_new = min(16, a.new_tokens)
@@ -368,7 +427,7 @@ def main(argv=None):
             for method in methods:
                 base = dict(model=preset, batch=len(prompts) * n, prompts=len(prompts), n=n,
                             prompt_tokens='/'.join(str(len(q)) for q in prompts), new_tokens=a.new_tokens, method=method)
-                if method in ('ours_graph', 'ours_compiled') and not gpu:
+                if method in GPU_ONLY and not gpu:
                     rows.append(dict(base, skipped='needs a GPU')); continue
                 left = a.budget_s - (time.perf_counter() - t_start)
                 try:
@@ -378,12 +437,16 @@ def main(argv=None):
                     row = dict(base, error=f'{type(e).__name__}: {str(e)[:300]}')
                     traceback.print_exc(limit=3)
                     if gpu: torch.cuda.empty_cache()
+                if row.get('ms_per_step') and info.get('copy_gb_per_s'):
+                    floor = floor_bytes(model, row['batch'], max(len(q) for q in prompts), a.new_tokens)
+                    row['floor_frac'] = round(floor / (row['ms_per_step'] / 1000) / (info['copy_gb_per_s'] * 1e9), 3)
                 rows.append(row)
                 print({k: v for k, v in row.items() if k not in ('prompt_tokens',)}, flush=True)
-            if a.breakdown: parts += breakdown(a, agents, preset, model, prompts, n, pad_id, device, info, rows)
-            if a.breakdown and any(r['method'] == 'ours_compiled' and r['model'] == preset and r.get('batch') == len(prompts) * n
-                                   and 'tokens_per_s' in r for r in rows):   # only once compiled for this shape
-                parts += breakdown(a, agents, preset, model, prompts, n, pad_id, device, info, rows, compile=True)
+            if a.breakdown: parts += breakdown(a, agents, preset, model, prompts, n, pad_id, device, info)
+            for method in SWITCHES if a.breakdown else ():   # each setting that ran for this shape (and compiled for it)
+                if any(r['method'] == method and r['model'] == preset and r.get('batch') == len(prompts) * n
+                       and 'tokens_per_s' in r for r in rows):
+                    parts += breakdown(a, agents, preset, model, prompts, n, pad_id, device, info, method)
         del model
         if gpu: torch.cuda.empty_cache()
     if a.hf_compile and gpu:
@@ -401,11 +464,11 @@ def main(argv=None):
     print(f'\nRollout throughput: {a.prompt_len}-token prompts (about), {a.new_tokens} new tokens, temperature 1, '
           f'{info["dtype"]} on {info["device"]}')
     table(rows, ['model', 'batch', 'prompts', 'n', 'method', 'seconds', 'tokens_per_s', 'ms_per_step', 'floor_frac', 'peak_gib',
-                 'speedup', 'graph', 'host_syncs', 'skipped', 'error'])
+                 'speedup', 'graph', 'graphs', 'windows', 'host_syncs', 'attention', 'compiled', 'skipped', 'error'])
     if parts:
         print(f'\nOne decode step by part: kernel ms per step (profiled eager step), share, least MB read, fraction of the '
               f'{info["copy_gb_per_s"]} GB/s copy bandwidth reached; then the whole step as the engine runs it')
-        table(parts, ['model', 'batch', 'part', 'ms', 'share', 'mb_read', 'floor_frac'])
+        table(parts, ['model', 'batch', 'part', 'ms', 'share', 'mb_read', 'floor_frac', 'note'])
     result = dict(info=info, rows=rows, breakdown=parts, wall_s=round(time.perf_counter() - t_start, 1))
     if a.out != '-':
         for out in [Path(a.out)] + ([Path(os.environ['OUT']) / 'rollout_bench.json'] if os.environ.get('OUT') else []):

@@ -17,11 +17,14 @@ from .tasks import Task, get_task
 
 # %% auto #0
 __all__ = ['GENERATOR_SYSTEM', 'OPTIMIZER_SYSTEM', 'ENGINES', 'DEFAULT_ENGINE', 'LAST_ROLLOUT', 'ALL_DONE_CHECK_EVERY',
-           'GRAPH_WARMUP_STEPS', 'MIN_GRAPH_STEPS', 'COMPILE_DECODE', 'DECODE_ATTENTION', 'STRATEGIES', 'task_brief',
-           'answer', 'generator_messages', 'optimizer_messages', 'Sampling', 'Generation', 'encode_prompt',
-           'stop_token_ids', 'filter_logits', 'cache_kwarg', 'static_engine_issue', 'rollout_engine', 'sample_tokens',
-           'decode_attention', 'attention_as', 'compiled_forward', 'StaticDecoder', 'TrainableAgent', 'Generator',
-           'Optimizer', 'strategies_of', 'verdict_line', 'hint', 'write_feedback', 'TestReport', 'Tester']
+           'GRAPH_WARMUP_STEPS', 'MIN_GRAPH_STEPS', 'COMPILE_DECODE', 'FUSED_DECODE', 'DECODE_ATTENTION_KERNEL',
+           'DECODE_ATTENTION', 'FUSED_MODEL_TYPES', 'STRATEGIES', 'task_brief', 'answer', 'generator_messages',
+           'optimizer_messages', 'Sampling', 'Generation', 'encode_prompt', 'stop_token_ids', 'filter_logits',
+           'cache_kwarg', 'static_engine_issue', 'rollout_engine', 'sample_tokens', 'decode_attention', 'attention_as',
+           'window_for', 'fused_issue', 'FusedLayer', 'FusedWeights', 'fused_weights', 'rotary_table', 'attention_in',
+           'attention_out_mlp', 'matmul_attention', 'sdpa_attention', 'layer_blocks', 'compiled_forward',
+           'StaticDecoder', 'TrainableAgent', 'Generator', 'Optimizer', 'strategies_of', 'verdict_line', 'hint',
+           'write_feedback', 'TestReport', 'Tester']
 
 # %% ../nbs/10_agents.ipynb #8c363ece
 GENERATOR_SYSTEM = ('You write CUDA kernels. Answer with one ```cuda code block holding the kernels and the '
@@ -269,6 +272,8 @@ ALL_DONE_CHECK_EVERY = 16   # decode steps between the host's "all rows done?" c
 GRAPH_WARMUP_STEPS = 2      # eager steps before capture (cuBLAS and SDPA choose their kernels outside the graph)
 MIN_GRAPH_STEPS = 8         # capture only when at least this many steps are left to replay
 COMPILE_DECODE = os.environ.get('CUDARL_ROLLOUT_COMPILE', '') == '1'   # graph engine: torch.compile the step's forward
+FUSED_DECODE = os.environ.get('CUDARL_ROLLOUT_FUSED', '1') != '0'      # static engines: the fused decode step where it applies
+DECODE_ATTENTION_KERNEL = os.environ.get('CUDARL_ROLLOUT_ATTENTION', 'sdpa')   # the fused step's attention: 'sdpa' or 'matmul'
 
 # %% ../nbs/10_agents.ipynb #2719ac1f
 def decode_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
@@ -279,6 +284,8 @@ def decode_attention(module, query, key, value, attention_mask, scaling=None, dr
         from transformers.integrations.sdpa_attention import sdpa_attention_forward
         return sdpa_attention_forward(module, query, key, value, attention_mask, dropout=dropout, scaling=scaling, **kwargs)
     packed = query.reshape(b, kv, heads // kv, d)        # query head h reads kv head h // (heads // kv), as repeat_kv lays them out
+    cols = key.shape[2] if attention_mask is None else attention_mask.shape[-1]
+    if cols < key.shape[2]: key, value = key[:, :, :cols], value[:, :, :cols]   # columns past the window are not written yet
     out = F.scaled_dot_product_attention(packed, key, value, attn_mask=attention_mask, dropout_p=dropout, scale=scaling)
     return out.reshape(b, heads, 1, d).transpose(1, 2), None
 
@@ -301,6 +308,139 @@ def attention_as(config, name: str | None):
     try: yield
     finally: config._attn_implementation = saved
 
+# %% ../nbs/10_agents.ipynb #a7a7e9eb
+def window_for(filled: int, size: int) -> int:
+    "The cache columns a decode step reads when `filled` are written: the next of 32, 48, 64, 96, 128, … (at most `size`)."
+    w = 32
+    while w < filled: w = w * 3 // 2 if w & (w - 1) == 0 else w // 3 * 4   # powers of two and 1.5 times them
+    return min(w, size)
+
+# %% ../nbs/10_agents.ipynb #f530b580
+def _linear_weight(linear) -> torch.Tensor:
+    "The weight a linear layer computes with: a peft LoRA layer's active adapters merged into its base weight."
+    if not hasattr(linear, 'base_layer'): return linear.weight
+    w = linear.base_layer.weight
+    if getattr(linear, 'merged', False) or getattr(linear, 'disable_adapters', False): return w
+    for a in linear.active_adapters:
+        if a in linear.lora_A: w = w + linear.get_delta_weight(a).to(w.dtype)
+    return w
+
+# %% ../nbs/10_agents.ipynb #8ff9db07
+FUSED_MODEL_TYPES = ('qwen2', 'llama')
+
+def fused_issue(model) -> str | None:
+    "Why the fused decode step cannot stand in for `model`'s forward pass, or None when it can."
+    base = model.get_base_model() if hasattr(model, 'get_base_model') else model
+    cfg = base.config
+    if cfg.model_type not in FUSED_MODEL_TYPES: return f'model type {cfg.model_type!r}'
+    if cfg._attn_implementation != 'sdpa' or getattr(cfg, 'hidden_act', None) != 'silu': return 'not sdpa attention with a SiLU MLP'
+    if getattr(base.model.rotary_emb, 'rope_type', 'default') not in ('default', 'linear', 'llama3', 'yarn'): return 'rotary scaling that depends on the length'
+    if hasattr(base.model.embed_tokens, 'base_layer') or hasattr(base.lm_head, 'base_layer'): return 'an adapter on the embeddings or the output'
+    for layer in base.model.layers:
+        a, m = layer.self_attn, layer.mlp
+        for lin in (a.q_proj, a.k_proj, a.v_proj, a.o_proj, m.gate_proj, m.up_proj, m.down_proj):
+            if any(getattr(lin, 'use_dora', {}).values()): return 'a DoRA adapter'
+        if any(getattr(getattr(x, 'base_layer', x), 'bias', None) is not None for x in (a.o_proj, m.gate_proj, m.up_proj, m.down_proj)):
+            return 'biases outside q, k and v'
+    return None
+
+# %% ../nbs/10_agents.ipynb #a35b64cf
+@dataclass
+class FusedLayer:
+    "One decoder layer's weights for the fused step: q, k, v in one matrix, gate and up in another."
+    norm_in: torch.Tensor
+    qkv: torch.Tensor
+    qkv_bias: torch.Tensor | None
+    o: torch.Tensor
+    norm_post: torch.Tensor
+    gate_up: torch.Tensor
+    down: torch.Tensor
+    eps: float
+
+# %% ../nbs/10_agents.ipynb #6c78f069
+@dataclass
+class FusedWeights:
+    "A model's weights for the fused decode step, with its head counts."
+    embed: torch.Tensor
+    layers: list
+    norm: torch.Tensor
+    eps: float
+    lm_head: torch.Tensor
+    heads: int
+    kv_heads: int
+    scale: float
+
+# %% ../nbs/10_agents.ipynb #88660e90
+def _fused_layer(layer) -> FusedLayer:
+    a, m = layer.self_attn, layer.mlp
+    qkv = [a.q_proj, a.k_proj, a.v_proj]
+    ws = [_linear_weight(x) for x in qkv]
+    bs = [getattr(getattr(x, 'base_layer', x), 'bias', None) for x in qkv]
+    bias = None if all(b is None for b in bs) else torch.cat([b if b is not None else w.new_zeros(w.shape[0]) for b, w in zip(bs, ws)])
+    return FusedLayer(layer.input_layernorm.weight, torch.cat(ws), bias, _linear_weight(a.o_proj), layer.post_attention_layernorm.weight,
+                      torch.cat([_linear_weight(m.gate_proj), _linear_weight(m.up_proj)]), _linear_weight(m.down_proj),
+                      layer.input_layernorm.variance_epsilon)
+
+
+@torch.no_grad()
+def fused_weights(model) -> FusedWeights:
+    "The weights of `model` (with its active adapter merged) as the fused decode step reads them."
+    base = model.get_base_model() if hasattr(model, 'get_base_model') else model
+    a = base.model.layers[0].self_attn
+    return FusedWeights(base.model.embed_tokens.weight, [_fused_layer(l) for l in base.model.layers], base.model.norm.weight,
+                        base.model.norm.variance_epsilon, base.lm_head.weight, base.config.num_attention_heads,
+                        base.config.num_key_value_heads, a.scaling)
+
+# %% ../nbs/10_agents.ipynb #f745dafe
+def rotary_table(model, size: int, dtype, device) -> tuple[torch.Tensor, torch.Tensor]:
+    "cos and signed sin [size, head_dim] of positions 0 … size-1 as `model`'s rotary embedding computes them (sin's first half negated)."
+    base = model.get_base_model() if hasattr(model, 'get_base_model') else model
+    cos, sin = base.model.rotary_emb(torch.empty(0, dtype=dtype, device=device), torch.arange(size, device=device)[None])
+    half = sin.shape[-1] // 2
+    return cos[0], torch.cat((-sin[0, :, :half], sin[0, :, half:]), -1)
+
+# %% ../nbs/10_agents.ipynb #77fccc0c
+def _rms_norm(x, weight, eps: float):
+    "RMSNorm as Qwen2 and Llama compute it: statistics in fp32 (one fused kernel where PyTorch has one), the weight applied in the model's dtype."
+    return weight * F.rms_norm(x.float(), (x.shape[-1],), eps=eps).to(x.dtype)
+
+# %% ../nbs/10_agents.ipynb #375c712c
+def attention_in(h, norm_w, eps: float, qkv_w, qkv_b, cos, sin, heads: int, kv_heads: int):
+    "Norm, q/k/v and rotary of one layer for one token per row: queries packed per kv head [rows, kv, heads/kv, d], keys and values [rows, kv, 1, d]."
+    rows, d = h.shape[0], cos.shape[-1]
+    x = F.linear(_rms_norm(h, norm_w, eps), qkv_w, qkv_b)
+    qk, v = x[:, :(heads + kv_heads) * d].view(rows, heads + kv_heads, d), x[:, (heads + kv_heads) * d:]
+    qk = torch.addcmul(qk * cos[:, None], qk.roll(d // 2, -1), sin[:, None])   # rotary; `sin` carries rotate_half's sign
+    return qk[:, :heads].reshape(rows, kv_heads, heads // kv_heads, d), qk[:, heads:].reshape(rows, kv_heads, 1, d), v.view(rows, kv_heads, 1, d)
+
+# %% ../nbs/10_agents.ipynb #65dbfe0f
+def attention_out_mlp(h, attn, o_w, norm_w, eps: float, gate_up_w, down_w):
+    "The rest of one layer: output projection and residual, norm, the MLP (gate and up in one product) and its residual."
+    h = torch.addmm(h, attn, o_w.t())                 # the residual added by the product itself
+    gate, up = F.linear(_rms_norm(h, norm_w, eps), gate_up_w).chunk(2, -1)
+    return torch.addmm(h, F.silu(gate) * up, down_w.t())
+
+# %% ../nbs/10_agents.ipynb #c4ba64c1
+def matmul_attention(q, k, v, mask, scale: float):
+    "Packed decode queries [rows, kv, g, d] over keys and values [rows, kv, cols, d] with an additive mask [rows, 1, 1, cols]."
+    scores = torch.matmul(q, k.transpose(-1, -2)) * scale + mask
+    return torch.matmul(scores.softmax(-1, dtype=torch.float32).to(v.dtype), v)
+
+
+def sdpa_attention(q, k, v, mask, scale: float):
+    "The same through `F.scaled_dot_product_attention`."
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale)
+
+# %% ../nbs/10_agents.ipynb #03fe646f
+_BLOCKS: dict = {}
+
+def layer_blocks(compile: bool = False) -> tuple:
+    "`(attention_in, attention_out_mlp)`, through `torch.compile` when `compile`."
+    if not compile: return attention_in, attention_out_mlp
+    # shapes depend on the rows and the model only (never on the window); a second row count compiles a dynamic version
+    if not _BLOCKS: _BLOCKS.update(blocks=(torch.compile(attention_in), torch.compile(attention_out_mlp)))
+    return _BLOCKS['blocks']
+
 # %% ../nbs/10_agents.ipynb #4c1d3618
 _COMPILED: dict = {}
 
@@ -310,43 +450,62 @@ def compiled_forward(model):
     if key not in _COMPILED or _COMPILED[key][0] is not model: _COMPILED[key] = (model, torch.compile(model, dynamic=False))
     return _COMPILED[key][1]
 
-# %% ../nbs/10_agents.ipynb #f0122fbb
+# %% ../nbs/10_agents.ipynb #9e513658
 class StaticDecoder:
     "Decode a batch on a static KV cache with all state on the device; `step` is what a CUDA graph captures."
     def __init__(self, model, cache, logits, mask, next_pos, max_new: int, sampling: Sampling, stop: torch.Tensor,
-                 gen: torch.Generator, compile: bool = False):
+                 gen: torch.Generator, compile: bool = False, fused: bool | None = None):
         from transformers import StaticCache
-        rows, width = mask.shape
         self.model, self.sampling, self.stop, self.gen, self.max_new = model, sampling, stop, gen, max_new
-        self.cache_kw = cache_kwarg(model)
+        self.width, self.cache_kw, self.compiled, self.compile_error = mask.shape[1], cache_kwarg(model), compile, None
+        issue = fused_issue(model) if (FUSED_DECODE if fused is None else fused) else 'switched off'
+        self.fused, self.fused_status = (fused_weights(model), 'on') if issue is None else (None, f'off: {issue}')
         align = 128 if compile else 16                   # 16: SDPA's mask alignment; 128: fewer shapes to compile for
-        self.size = -(-(width + max_new) // align) * align   # cache columns
-        self.forward = compiled_forward(model) if compile else model
+        self.size = -(-(self.width + max_new) // align) * align   # cache columns
+        self.forward = compiled_forward(model) if compile and self.fused is None else model
+        self.blocks = layer_blocks(compile and self.fused is not None)
+        self.attend = matmul_attention if DECODE_ATTENTION_KERNEL == 'matmul' else sdpa_attention
         self.cache = StaticCache(config=model.config, max_cache_len=self.size)
         for i, layer in enumerate(cache.layers):          # the prefill's columns: allocates the static tensors once
             self.cache.update(layer.keys, layer.values, i)
-        kv_dtype = self.cache.layers[0].keys.dtype
-        seen = torch.zeros(rows, self.size, dtype=torch.bool, device=mask.device)
-        seen[:, :width] = mask.bool()
-        # an additive mask in the cache's dtype: what eager attention adds to the scores and SDPA takes as is
-        self.attn_mask = torch.zeros(rows, 1, 1, self.size, dtype=kv_dtype, device=mask.device)
-        self.attn_mask.masked_fill_(~seen[:, None, None, :], torch.finfo(kv_dtype).min)
-        self.open_value = 0.0
         self.attention = DECODE_ATTENTION if model.config._attn_implementation == 'sdpa' else None
-        text = model.config.get_text_config(decoder=True) if hasattr(model.config, 'get_text_config') else model.config
-        # a dict of prepared masks goes straight to the layers: no mask building (and no host sync) inside the model
-        self.masks = {kind: self.attn_mask for kind in set(getattr(text, 'layer_types', None) or ['full_attention'])}
-        self.logits = logits.float() / sampling.temperature   # [rows, vocab]: the tempered logits of the next token
-        self.next_ids = torch.zeros(rows, 1, dtype=torch.long, device=mask.device)
-        self.positions = next_pos.view(rows, 1).clone()
-        self.write_at = torch.full((1,), width, dtype=torch.long, device=mask.device)   # the cache column of the next token
-        self.index = torch.zeros(1, dtype=torch.long, device=mask.device)              # the step being sampled
-        self.tokens = torch.zeros(rows, max_new, dtype=torch.long, device=mask.device)
-        self.logprobs = torch.zeros(rows, max_new, dtype=torch.float32, device=mask.device)
-        self.done = torch.zeros(rows, dtype=torch.bool, device=mask.device)
-        self.lengths = torch.full((rows,), max_new, dtype=torch.long, device=mask.device)
-        self.extra = {'cache_position': self.write_at} if _takes_cache_position(model) else {}
-        self.graph, self.graph_status = None, 'not tried'
+        # a window needs attention that reads keys up to the mask's length, and a compiled whole forward one shape
+        self.windowed = self.fused is not None or (self.attention is not None and not compile)
+        if self.fused is not None: self.cos, self.sin = rotary_table(model, self.size, self.cache.layers[0].keys.dtype, mask.device)
+        self.graphs, self.graph, self.graph_status, self._pool = {}, None, 'not tried', None
+        self._state(logits, mask, next_pos)
+
+# %% ../nbs/10_agents.ipynb #f0122fbb
+@patch
+def _state(self: StaticDecoder, logits, mask, next_pos):
+    rows, width, dev = *mask.shape, mask.device
+    kv_dtype = self.cache.layers[0].keys.dtype
+    seen = torch.zeros(rows, self.size, dtype=torch.bool, device=dev)
+    seen[:, :width] = mask.bool()
+    # an additive mask in the cache's dtype: what eager attention adds to the scores and SDPA takes as is
+    self.attn_mask = torch.zeros(rows, 1, 1, self.size, dtype=kv_dtype, device=dev)
+    self.attn_mask.masked_fill_(~seen[:, None, None, :], torch.finfo(kv_dtype).min)
+    self.open_value = 0.0
+    text = self.model.config.get_text_config(decoder=True) if hasattr(self.model.config, 'get_text_config') else self.model.config
+    self.layer_kinds = sorted(set(getattr(text, 'layer_types', None) or ['full_attention']))
+    self.logits = logits.float() / self.sampling.temperature   # [rows, vocab]: the tempered logits of the next token
+    self.next_ids = torch.zeros(rows, 1, dtype=torch.long, device=dev)
+    self.positions = next_pos.view(rows, 1).clone()
+    self.write_at = torch.full((1,), width, dtype=torch.long, device=dev)   # the cache column of the next token
+    self.index = torch.zeros(1, dtype=torch.long, device=dev)              # the step being sampled
+    self.tokens = torch.zeros(rows, self.max_new, dtype=torch.long, device=dev)
+    self.logprobs = torch.zeros(rows, self.max_new, dtype=torch.float32, device=dev)
+    self.done = torch.zeros(rows, dtype=torch.bool, device=dev)
+    self.lengths = torch.full((rows,), self.max_new, dtype=torch.long, device=dev)
+    self.extra = {'cache_position': self.write_at} if _takes_cache_position(self.model) else {}
+    self.set_window(width + 1)
+
+# %% ../nbs/10_agents.ipynb #2741d4a1
+@patch
+def set_window(self: StaticDecoder, filled: int):
+    "Read the first `window_for(filled)` cache columns in the next steps (the whole cache where the attention takes no window)."
+    self.window = window_for(filled, self.size) if self.windowed else self.size
+    self.masks = {kind: self.attn_mask[..., :self.window] for kind in self.layer_kinds}
 
 # %% ../nbs/10_agents.ipynb #4d1f1e3a
 def _takes_cache_position(model) -> bool:
@@ -386,13 +545,43 @@ def _record(self: StaticDecoder, tok, probs):
 
 # %% ../nbs/10_agents.ipynb #99a7ec1f
 @patch
+def _fused_forward(self: StaticDecoder) -> torch.Tensor:
+    "The next logits [rows, vocab] through the fused step, each layer's keys and values written at `write_at`."
+    f, (before, after), cols = self.fused, self.blocks, self.window
+    at = self.positions[:, 0]
+    cos, sin, mask = self.cos[at], self.sin[at], self.attn_mask[..., :cols]
+    h = F.embedding(self.next_ids[:, 0], f.embed)
+    for w, layer in zip(f.layers, self.cache.layers):
+        with torch.profiler.record_function('rollout.attention'):
+            q, k, v = before(h, w.norm_in, w.eps, w.qkv, w.qkv_bias, cos, sin, f.heads, f.kv_heads)
+            layer.keys.index_copy_(2, self.write_at, k); layer.values.index_copy_(2, self.write_at, v)
+            o = self.attend(q, layer.keys[:, :, :cols], layer.values[:, :, :cols], mask, f.scale)
+        with torch.profiler.record_function('rollout.mlp'):
+            h = after(h, o.reshape(h.shape[0], -1), w.o, w.norm_post, w.eps, w.gate_up, w.down)
+    with torch.profiler.record_function('rollout.output'): return F.linear(_rms_norm(h, f.norm, f.eps), f.lm_head)
+
+# %% ../nbs/10_agents.ipynb #7558445b
+@patch
+def _model_forward(self: StaticDecoder) -> torch.Tensor:
+    "The next logits [rows, vocab] through the model's forward pass."
+    with attention_as(self.model.config, self.attention):
+        out = self.forward(input_ids=self.next_ids, attention_mask=self.masks, position_ids=self.positions,
+                           **{self.cache_kw: self.cache}, use_cache=True, logits_to_keep=1, **self.extra)
+    return out.logits[:, -1]
+
+# %% ../nbs/10_agents.ipynb #aa5b5582
+@patch
 def advance(self: StaticDecoder):
     "Feed the sampled tokens through the model: one more cache column per row, and the next logits."
     self.attn_mask.index_fill_(-1, self.write_at, self.open_value)
-    with attention_as(self.model.config, self.attention):
-        out = self.forward(input_ids=self.next_ids, attention_mask=self.masks, position_ids=self.positions,
-                         **{self.cache_kw: self.cache}, use_cache=True, logits_to_keep=1, **self.extra)
-    self.logits.copy_(out.logits[:, -1])
+    forward = self._fused_forward if self.fused is not None else self._model_forward
+    try: logits = forward()
+    except Exception as e:
+        if not self.compiled or (self.logits.is_cuda and torch.cuda.is_current_stream_capturing()): raise
+        self.compiled, self.compile_error = False, f'{type(e).__name__}: {str(e)[:300]}'
+        self.forward, self.blocks = self.model, layer_blocks(False)
+        logits = forward()
+    self.logits.copy_(logits)
     if self.sampling.temperature != 1: self.logits.div_(self.sampling.temperature)   # fp32, as the trainer divides
     self.positions.add_(1); self.write_at.add_(1)
 
@@ -414,7 +603,7 @@ def _capture_stream(device) -> torch.cuda.Stream:
 # %% ../nbs/10_agents.ipynb #a604a1c1
 @patch
 def capture(self: StaticDecoder) -> bool:
-    "Record `step` as a CUDA graph (nothing runs while recording); on failure keep stepping eagerly and say why."
+    "Record `step` over the current window as a CUDA graph (nothing runs while recording); on failure keep stepping eagerly and say why."
     graph, err = torch.cuda.CUDAGraph(), None
     device = self.logits.device
     stream, current = _capture_stream(device), torch.cuda.current_stream(device)
@@ -422,7 +611,7 @@ def capture(self: StaticDecoder) -> bool:
     with torch.cuda.stream(stream):     # capture needs a stream of its own; replays run on the caller's
         try:
             if not self.sampling.greedy: graph.register_generator_state(self.gen)   # replays advance our generator
-            graph.capture_begin(capture_error_mode='thread_local')
+            graph.capture_begin(pool=self._pool, capture_error_mode='thread_local')
             began = True
         except Exception as e: began, err = False, e
         if began:
@@ -435,7 +624,8 @@ def capture(self: StaticDecoder) -> bool:
         self.graph_status = f'eager: capture {"failed" if began else "did not start"} ({type(err).__name__}: {str(err)[:200]})'
         if began: self._renew_generator()
         return False
-    self.graph, self.graph_status = graph, 'captured'
+    self.graphs[self.window], self.graph, self.graph_status = graph, graph, 'captured'
+    self._pool = self._pool or graph.pool()          # graphs that never run at once can share their memory
     return True
 
 # %% ../nbs/10_agents.ipynb #753aa3f4
@@ -449,21 +639,35 @@ def _renew_generator(self: StaticDecoder):
 
 # %% ../nbs/10_agents.ipynb #9c56b182
 @patch
+def _graph_for_window(self: StaticDecoder, s: int):
+    "The graph of the current window at step `s`: the one captured, a new capture when worth it, or None (run eagerly)."
+    if self.window in self.graphs: return self.graphs[self.window]
+    if s < GRAPH_WARMUP_STEPS or self.graph_status.startswith('eager: capture'): return None
+    last = min(self.window - self.width - 1, self.max_new - 2)   # the last step that reads this window
+    if last - s + 1 < MIN_GRAPH_STEPS: return None
+    return self.graphs[self.window] if self.capture() else None
+
+# %% ../nbs/10_agents.ipynb #3f4d3c8d
+@patch
 def run(self: StaticDecoder, graph: bool = False) -> dict:
-    "Decode until every row is done or `max_new` tokens; capture a graph first when `graph`. Returns what ran."
-    syncs, steps = 0, 0
+    "Decode until every row is done or `max_new` tokens; capture graphs when `graph`. Returns what ran."
+    syncs, steps, windows = 0, 0, set()
     if graph and self.max_new - 1 - GRAPH_WARMUP_STEPS < MIN_GRAPH_STEPS: self.graph_status = 'eager: too few steps to replay'
     for s in range(self.max_new):
         steps = s + 1
         if s == self.max_new - 1: self.sample(); break        # the last token needs no forward pass
-        if graph and s == GRAPH_WARMUP_STEPS and self.max_new - 1 - s >= MIN_GRAPH_STEPS and self.graph is None: self.capture()
-        if self.graph is not None: self.graph.replay()
+        self.set_window(self.width + s + 1); windows.add(self.window)
+        g = self._graph_for_window(s) if graph else None
+        if g is not None: g.replay()
         else: self.step()
         if steps % ALL_DONE_CHECK_EVERY == 0:
             syncs += 1
             if bool(self.done.all()): break
     self.steps = steps
-    return dict(steps=steps, host_syncs=syncs + 1, graph=self.graph_status if graph else 'off', cache_columns=self.size)
+    return dict(steps=steps, host_syncs=syncs + 1, graph=self.graph_status if graph else 'off', graphs=len(self.graphs),
+                cache_columns=self.size, windows=sorted(windows), fused=self.fused_status, compiled=self.compiled,
+                attention=self.attend.__name__ if self.fused is not None else self.attention or 'eager',
+                **({'compile_error': self.compile_error} if self.compile_error else {}))
 
 # %% ../nbs/10_agents.ipynb #43e8dec7
 @patch
@@ -482,7 +686,6 @@ def _decode_static(model, cache, logits, mask, next_pos, max_new, sampling, stop
     with torch.cuda.device(logits.device) if on_gpu else contextlib.nullcontext():
         compile = graph and on_gpu and COMPILE_DECODE
         dec = StaticDecoder(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen, compile=compile)
-        LAST_ROLLOUT['compiled'] = compile
         del cache                                      # the prefill's dynamic copy is no longer needed
         LAST_ROLLOUT.update(dec.run(graph=graph))
         return dec.results()

@@ -82,6 +82,64 @@ def test_static_logprobs_agree_with_grpo_token_logprobs(tiny, prompts, temperatu
         assert (mine - theirs).abs().max().item() < 1e-4 and (mine <= 0).all()
 
 
+def _decode(model, prompts, samp, fused, windowed, seed=5, n=2, pad=0, compile=False):
+    "One batch through a StaticDecoder with the fused step on or off and windows on or off: (run info, rows)."
+    from cudarl_wb.agents import _prefill, _generator
+    device = next(model.parameters()).device
+    with torch.no_grad():
+        cache, logits, mask, pos = _prefill(model, prompts, n, pad, device)
+        dec = StaticDecoder(model, cache, logits, mask, pos, samp.max_new_tokens, samp, torch.tensor([], dtype=torch.long, device=device),
+                            _generator(device, seed), fused=fused, compile=compile)
+        dec.windowed = dec.windowed and windowed
+        return dec.run(), dec.results()
+
+
+def test_fused_windowed_step_equals_the_model_forward_over_the_whole_cache_with_lora():
+    "The fused step over windows samples what the model's own forward over the whole cache samples: GQA, LoRA merged, top-k."
+    model, tok = build_model('tiny', seed=0, num_attention_heads=4, num_key_value_heads=2)
+    am = AgentModels.create(model.eval(), tok)
+    with torch.no_grad():
+        for p in am.parameters_of('optimizer'): p.add_(0.05 * torch.randn_like(p))
+    prompts = [list(range(5, 25)), list(range(40, 67)), [7, 8, 9]]
+    samp = Sampling(max_new_tokens=48, temperature=0.9, top_k=50)
+    with am.use('optimizer') as m:
+        m.eval()
+        info_f, fast = _decode(m, prompts, samp, fused=True, windowed=True)
+        info_m, ref = _decode(m, prompts, samp, fused=False, windowed=False)
+    assert info_f['fused'] == 'on' and info_f['windows'] == [32, 48, 64, 80] and info_m['windows'] == [80], (info_f, info_m)
+    assert_same_rows(fast, ref, tol=1e-5)
+    with am.use('optimizer') as m, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(agents, 'DECODE_ATTENTION_KERNEL', 'matmul')
+        info_mm, by_matmul = _decode(m.eval(), prompts, samp, fused=True, windowed=True)
+    assert info_mm['attention'] == 'matmul_attention', info_mm
+    assert_same_rows(by_matmul, ref, tol=1e-5)
+    with am.use('generator') as m:          # the other adapter merges into different weights
+        other = _decode(m.eval(), prompts, samp, fused=True, windowed=True)[1]
+    assert [r for r, _, _ in other] != [r for r, _, _ in fast]
+
+
+def test_fused_step_is_refused_where_it_would_differ():
+    from cudarl_wb.agents import fused_issue
+    assert fused_issue(build_model('tiny', seed=0)[0]) is None
+    assert 'sdpa' in fused_issue(build_model('tiny', seed=0, attn_implementation='eager')[0])
+    info, _ = _decode(build_model('tiny', seed=0, attn_implementation='eager')[0].eval(), [[5, 6, 7]], Sampling(max_new_tokens=20),
+                      fused=None, windowed=True)
+    assert info['fused'].startswith('off') and info['windows'] == [32], info     # eager attention reads the whole cache
+
+
+def test_a_compile_that_fails_leaves_the_step_uncompiled(tiny, prompts, monkeypatch):
+    "Compiling on: a compiled layer function that raises switches compiling off for the call, says why, and samples the same."
+    model, tok = tiny
+    def broken(*args, **kwargs): raise RuntimeError('simulated compiler failure')
+    monkeypatch.setitem(agents._BLOCKS, 'blocks', (broken, broken))
+    samp = Sampling(max_new_tokens=24, temperature=0.9)
+    info, rows = _decode(model, prompts, samp, fused=True, windowed=True, compile=True)
+    assert info['compiled'] is False and 'simulated compiler failure' in info['compile_error'], info
+    plain_info, plain = _decode(model, prompts, samp, fused=True, windowed=True)
+    assert plain_info['compiled'] is False and 'compile_error' not in plain_info
+    assert_same_rows(rows, plain, tol=1e-6)
+
+
 def test_eager_attention_takes_an_additive_mask(prompts):
     model, tok = build_model('tiny', seed=0, attn_implementation='eager')
     model.eval()
@@ -133,6 +191,7 @@ def test_default_engine_reaches_agents_with_lora_adapters(tiny, prompts, monkeyp
     monkeypatch.setattr(agents, 'DEFAULT_ENGINE', 'static')
     sta = gen.write(tasks, n=2, seed=4)
     assert agents.LAST_ROLLOUT['engine'] == 'static'
+    assert agents.LAST_ROLLOUT['fused'] == 'on'               # the adapter merged into the fused step's weights
     for gd, gs in zip(dyn, sta):
         for a, b in zip(gd, gs):
             assert (a.response_ids, a.finish_reason, a.text) == (b.response_ids, b.finish_reason, b.text)
@@ -225,7 +284,8 @@ def test_graph_engine_captures_and_matches_eager_static_and_dynamic(tiny_gpu, pr
     dyn = sample_tokens(model, prompts, 2, greedy, stops, tok.pad_token_id, engine='dynamic')
     gra = sample_tokens(model, prompts, 2, greedy, stops, tok.pad_token_id, engine='graph')
     info = dict(agents.LAST_ROLLOUT)
-    assert info['graph'] == 'captured', info
+    assert info['graph'] == 'captured' and info['fused'] == 'on', info
+    assert info['graphs'] >= 2 and len(info['windows']) >= 2, info      # a graph per window the answers reached
     assert_same_rows(gra, dyn)
     assert sample_tokens(model, prompts, 2, greedy, stops, tok.pad_token_id) == gra      # auto is the graph engine on a GPU
     assert agents.LAST_ROLLOUT['engine'] == 'graph'
@@ -346,4 +406,18 @@ def test_compiled_graph_engine_matches_the_graph_engine(tiny_gpu, prompts, monke
     fused = sample_tokens(model, prompts, 2, greedy, [], tok.pad_token_id, engine='graph')
     info = dict(agents.LAST_ROLLOUT)
     assert info['compiled'] and info['graph'] == 'captured' and info['cache_columns'] % 128 == 0, info
+    assert info['fused'] == 'on' and 'compile_error' not in info and info['graphs'] >= 2, info
     assert_same_rows(fused, plain, tol=1e-4)
+
+
+@pytest.mark.cuda
+def test_graph_engine_fused_windows_match_the_model_forward_over_the_whole_cache(tiny_gpu, prompts):
+    "On the GPU (fp32): the fused step replayed per window samples what the model's own forward over the whole cache does."
+    model, tok = tiny_gpu
+    samp = Sampling(max_new_tokens=64, temperature=0.8, top_p=0.95)
+    with torch.no_grad():
+        fast = sample_tokens(model, prompts, 2, samp, [], tok.pad_token_id, seed=2, engine='graph')
+        info = dict(agents.LAST_ROLLOUT)
+        ref = _decode(model, prompts, samp, fused=False, windowed=False, seed=2, pad=tok.pad_token_id)[1]
+    assert info['fused'] == 'on' and info['graph'] == 'captured' and len(info['windows']) >= 2, info
+    assert_same_rows(fast, ref, tol=1e-4)
