@@ -1222,7 +1222,7 @@ def plan_args(p: argparse.ArgumentParser):
     g = p.add_mutually_exclusive_group()
     g.add_argument('--model', help=f'Hub name, short name or local folder with config.json (default: {DEFAULT_MODEL})')
     g.add_argument('--model-params', type=float, help='parameter count instead of a model, e.g. 7e9')
-    add_options(p, PlanConfig, skip=('lora', 'evaluator_gib', 'gradient_checkpointing'))
+    add_options(p, PlanConfig, skip=('lora', 'evaluator_gib', 'gradient_checkpointing', 'timing_gib'))
     ft = p.add_mutually_exclusive_group()   # two flags for one field: add_options would make it --no-lora
     ft.add_argument('--lora', dest='lora', action='store_true', default=True, help='LoRA adapters over a frozen base (default)')
     ft.add_argument('--full-finetune', dest='lora', action='store_false', help='train all weights of both agents')
