@@ -1035,6 +1035,8 @@ def _judge(self: Evaluator, slot: _Slot, task: Task, cr: CompileResult, time_it:
         t = time.perf_counter()
         out = self._jobs(slot, task, cr, opts, checked)
         secs['job'] = time.perf_counter() - t
+        if 'queued' in secs:            # in a batch the wait for the card is queueing, not the job
+            secs['job'] -= out.extra.get('waited', 0.0); secs['queued'] += out.extra.get('waited', 0.0)
     r = self._result(task, cr, out, refs, peaks, slot, t0, time_it)
     if info: r.extra['reference_cache'] = info
     r.extra['seconds'] = seconds_breakdown(secs, r.extra.pop('seconds', None), r.seconds)
@@ -1060,16 +1062,23 @@ def _merge_checked(check: dict, timed: dict) -> dict:
 @patch
 def _jobs(self: Evaluator, slot: _Slot, task: Task, cr: CompileResult, opts: dict, checked: BenchResult | None = None) -> JobOutcome:
     "Check and time `cr` on `slot`'s worker: one job, or a check sharing the card and a timing alone (see above)."
-    run = lambda o: slot.worker.run('cudarl_wb.benchmarker:judge_job', dict(lib=cr.lib_path, task=task, opts=o))
+    waited = 0.0                       # for the card: a part of `queued`, not of the job
+    def run(o, lock):
+        nonlocal waited
+        t = time.perf_counter()
+        with lock:
+            waited += time.perf_counter() - t
+            out = slot.worker.run('cudarl_wb.benchmarker:judge_job', dict(lib=cr.lib_path, task=task, opts=o))
+        return dataclasses.replace(out, extra={**out.extra, 'waited': waited})
     shared = sum(s.device == slot.device for s in self.slots) > 1
     if checked is None and not (opts['time'] and shared):
-        with (slot.lock if opts['time'] or not shared else slot.lock.shared()): return run(opts)
+        return run(opts, slot.lock if opts['time'] or not shared else slot.lock.shared())
     if checked is None:
-        with slot.lock.shared(): first = run({**opts, 'time': False})
+        first = run({**opts, 'time': False}, slot.lock.shared())
         if first.status != 'ok' or first.value['verdict'] != 'correct': return first
         check, before = first.value, first.seconds
     else: check, before = _check_of(checked), 0.0
-    with slot.lock: timed = run({**opts, 'check': False, 'seed': check['extra'].get('seed')})
+    timed = run({**opts, 'check': False, 'seed': check['extra'].get('seed')}, slot.lock)
     if timed.status != 'ok': return timed
     return dataclasses.replace(timed, value=_merge_checked(check, timed.value), seconds=before + timed.seconds)
 
@@ -1167,12 +1176,15 @@ def evaluate_many(self: Evaluator, pairs, time_it: bool = True, checked: list | 
 def time_checked(self: Evaluator, items) -> list[BenchResult]:
     "Time (task, CompileResult, result of `time_it=False`) triples whose check passed, without checking them again."
     items = [(get_task(t) if isinstance(t, str) else t, cr, r) for t, cr, r in items]
-    out = [r for _, _, r in items]
-    todo = [i for i, (_, cr, r) in enumerate(items) if r.correct and r.kernel_ms is None and cr.ok]
+    out, first = [r for _, _, r in items], {}
+    for i, (t, cr, r) in enumerate(items):
+        if r.correct and r.kernel_ms is None and cr.ok: first.setdefault((t.name, library_sha256(cr) or i), []).append(i)
+    todo = [idx[0] for idx in first.values()]
     same = lambda cr, r: r.extra.get('lib_sha256') is not None and r.extra['lib_sha256'] == library_sha256(cr)
     timed = self.evaluate_many([items[i][:2] for i in todo], time_it=True,
                                checked=[items[i][2] if same(*items[i][1:]) else None for i in todo]) if todo else []
-    for i, r in zip(todo, timed): out[i] = r
+    for idx, r in zip(first.values(), timed):
+        for j, i in enumerate(idx): out[i] = r if j == 0 else BenchResult.from_dict(r.to_dict())
     return out
 
 # %% ../nbs/06_benchmarker.ipynb #af182f22
