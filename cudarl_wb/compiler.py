@@ -1120,7 +1120,8 @@ def _extra_object(path, arch: str, flags, timeout: float, root: Path) -> tuple[P
     obj = root/'.extra'/f'{key}.o'
     if obj.exists(): return obj, ''
     obj.parent.mkdir(exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=obj.parent) as d:
+    with _build_lock(root, f'extra-{key}', wait=timeout), tempfile.TemporaryDirectory(dir=obj.parent) as d:
+        if obj.exists(): return obj, ''
         src = Path(d)/f'helper{path.suffix}'
         shutil.copy(path, src)
         r = run_capped(confined([_nvcc(), '-c', '-Xcompiler', '-fPIC', '-O3', f'-arch={arch}', *flags, src.name, '-o', 'helper.o'], d,
