@@ -281,10 +281,10 @@ TIMING_MODES = {'full': dict(budget_s=0.5, min_reps=20, target_spread=0.01, esca
                 'ratio': dict(budget_s=0.1, min_reps=10, target_spread=0.03, escape_reps=10)}
 
 def timing_options(mode: str = 'full', budget_s: float | None = None) -> dict:
-    "`time_calls`' stopping rule of timing `mode` ('full' or 'ratio'); `budget_s` caps its budget."
+    "`time_calls`' stopping rule of timing `mode` ('full' or 'ratio'); `budget_s` is the full mode's budget and caps the ratio mode's."
     if mode not in TIMING_MODES: raise ValueError(f'timing {mode!r}: use one of {", ".join(TIMING_MODES)}')
     o = dict(TIMING_MODES[mode])
-    if budget_s is not None: o['budget_s'] = min(o['budget_s'], budget_s)
+    if budget_s is not None: o['budget_s'] = budget_s if mode == 'full' else min(o['budget_s'], budget_s)
     return o
 
 # %% ../nbs/06_benchmarker.ipynb #c519eda3
