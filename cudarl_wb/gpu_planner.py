@@ -1145,7 +1145,7 @@ def _plan_remarks(inv: Inventory, cfg: PlanConfig, dtype: str, tried: list[Place
         warnings.append(f'the KV cache holds {p.kv_sequences} of {cfg.conversations} conversations at once: '
                         f'generation runs in {math.ceil(cfg.conversations / max(1, p.kv_sequences))} waves')
     ev = [u for u in p.uses if any(l.role == 'evaluator' for l in u.loads)]
-    if any(len(u.processes) > 1 for u in ev):
+    if any(any(l.role != 'evaluator' for l in u.loads) for u in ev):
         warnings.append('the evaluator shares its card with training: kernel timings are noisier there '
                         '(time the reference in the same window, and compare medians)')
     if inv.nodes > 1 and len({len(inv.node_gpus(n)) for n in range(inv.nodes)}) > 1:
