@@ -75,7 +75,7 @@ def trainer_for(args, work: Path):
         timing = max(t.nbytes(t.timing_shape) for t in trainer.pool if t.tier <= tiers) / GIB
         trainer.plan = plan_training(_plan_target(cfg), lora=_trains_lora(cfg), rollout_batch=cfg.batch_size,
                                      group_size=cfg.group_size, seq_len=1024 + cfg.max_new_tokens, micro_batch=cfg.micro_batch,
-                                     gradient_checkpointing=False, timing_gib=timing)
+                                     gradient_checkpointing=False, timing_gib=timing, evaluator_workers=args.workers_per_card)
     return trainer
 
 

@@ -505,6 +505,7 @@ class PlanConfig(Record):
     evaluator_gib: float | None = None   # a benchmark card's worker buffers, contexts aside (None: `evaluator_loads`)
     gradient_checkpointing: bool = True
     timing_gib: float = TIMING_GIB       # bytes of the largest task the evaluator times
+    evaluator_workers: int = 1           # sandbox workers per benchmark card
     @property
     def conversations(self) -> int: return self.rollout_batch * self.group_size
 
@@ -517,7 +518,7 @@ def check(self: PlanConfig):
     if self.quant != 'none' and not self.lora:
         raise ValueError(f'a {self.quant} base is frozen: it needs LoRA (drop --full-finetune or --quant)')
     if self.engine not in ('auto', 'vllm', 'hf'): raise ValueError(f'engine {self.engine!r}: use auto, vllm or hf')
-    for k in ('lora_rank', 'rollout_batch', 'group_size', 'seq_len', 'micro_batch'):
+    for k in ('lora_rank', 'rollout_batch', 'group_size', 'seq_len', 'micro_batch', 'evaluator_workers'):
         v = getattr(self, k)
         if not isinstance(v, int) or v < 1: raise ValueError(f'{k} must be a positive integer, not {v!r}')
     return self
@@ -729,10 +730,13 @@ def _detail(loads) -> str:
 def evaluator_loads(cfg: PlanConfig) -> list[Load]:
     "A benchmark card's evaluator processes and what each keeps (contexts aside: the card counts one per process)."
     if cfg.evaluator_gib is not None: return [Load('evaluator', 'benchmark workers', cfg.evaluator_gib, 'resident', 'evaluator')]
-    t = cfg.timing_gib
-    return [Load('evaluator', f'sandbox worker: {TIMING_SETS} timing buffer sets', TIMING_SETS * 3 * t, 'resident', 'evaluator'),
-            Load('evaluator', 'sandbox worker: float64 check of the timed outputs', 4 * t, 'resident', 'evaluator'),
-            Load('evaluator', 'sandbox worker: L2 flush', FLUSH_GIB, 'resident', 'evaluator'),
+    t, loads = cfg.timing_gib, []
+    for w in range(cfg.evaluator_workers):
+        proc, who = ('evaluator', 'sandbox worker') if w == 0 else (f'evaluator-{w + 1}', f'sandbox worker {w + 1}')
+        loads += [Load('evaluator', f'{who}: {TIMING_SETS} timing buffer sets', TIMING_SETS * 3 * t, 'resident', proc),
+                  Load('evaluator', f'{who}: float64 check of the timed outputs', 4 * t, 'resident', proc),
+                  Load('evaluator', f'{who}: L2 flush', FLUSH_GIB, 'resident', proc)]
+    return loads + [
             Load('evaluator', 'reference worker: bandwidth buffers', PEAKS_GIB, 'resident', 'evaluator-references'),
             Load('evaluator', 'reference worker: reference inputs and outputs', (TIMING_SETS + 1) * t, 'resident', 'evaluator-references'),
             Load('evaluator', 'reference worker: L2 flush', FLUSH_GIB, 'resident', 'evaluator-references')]
@@ -1157,12 +1161,12 @@ def plan_training(model: str | ModelSpec | None = None, inventory: Inventory | s
                   model_params: float | None = None, lora: bool = True, lora_rank: int = 16, quant: str = 'none',
                   dtype: str = 'auto', rollout_batch: int = 8, group_size: int = 8, seq_len: int = 4096,
                   micro_batch: int = 1, engine: str = 'auto', suggest: bool = True, gradient_checkpointing: bool = True,
-                  timing_gib: float = TIMING_GIB) -> Plan:
+                  timing_gib: float = TIMING_GIB, evaluator_workers: int = 1) -> Plan:
     "Place every role of a training run on `inventory` (this machine by default); PlanError when it cannot fit."
     m = model if isinstance(model, ModelSpec) else resolve_model(model, model_params)
     inv = _inventory(inventory)
     cfg = PlanConfig(dtype, lora, lora_rank, quant, rollout_batch, group_size, seq_len, micro_batch, engine,
-                     gradient_checkpointing=gradient_checkpointing, timing_gib=timing_gib).check()
+                     gradient_checkpointing=gradient_checkpointing, timing_gib=timing_gib, evaluator_workers=evaluator_workers).check()
     dt = resolve_dtype(cfg.dtype, inv)
     shape_notes = [f'the model shape is {m.source}: the KV cache is an estimate'] if 'estimated' in m.source else []
     if inv.empty: return _plan_cpu(m, inv, cfg, dt, shape_notes)
@@ -1198,7 +1202,7 @@ def suggest_fixes(m: ModelSpec, inv: Inventory, cfg: PlanConfig, limit: int = 5)
     changes = _run_changes(cfg)
     base = dict(lora=cfg.lora, lora_rank=cfg.lora_rank, quant=cfg.quant, dtype=cfg.dtype, rollout_batch=cfg.rollout_batch,
                 group_size=cfg.group_size, seq_len=cfg.seq_len, micro_batch=cfg.micro_batch, engine=cfg.engine,
-                gradient_checkpointing=cfg.gradient_checkpointing, timing_gib=cfg.timing_gib)
+                gradient_checkpointing=cfg.gradient_checkpointing, timing_gib=cfg.timing_gib, evaluator_workers=cfg.evaluator_workers)
     def fits(inventory, **kw):
         try: plan_training(m, inventory, suggest=False, **{**base, **kw}); return True
         except (PlanError, ValueError): return False
@@ -1222,7 +1226,7 @@ def plan_args(p: argparse.ArgumentParser):
     g = p.add_mutually_exclusive_group()
     g.add_argument('--model', help=f'Hub name, short name or local folder with config.json (default: {DEFAULT_MODEL})')
     g.add_argument('--model-params', type=float, help='parameter count instead of a model, e.g. 7e9')
-    add_options(p, PlanConfig, skip=('lora', 'evaluator_gib', 'gradient_checkpointing', 'timing_gib'))
+    add_options(p, PlanConfig, skip=('lora', 'evaluator_gib', 'gradient_checkpointing', 'timing_gib', 'evaluator_workers'))
     ft = p.add_mutually_exclusive_group()   # two flags for one field: add_options would make it --no-lora
     ft.add_argument('--lora', dest='lora', action='store_true', default=True, help='LoRA adapters over a frozen base (default)')
     ft.add_argument('--full-finetune', dest='lora', action='store_false', help='train all weights of both agents')
