@@ -15,12 +15,24 @@ Run on a GPU machine from the repository root:
   3 warm-up and 100 timed runs, each synchronised, with a 256 MB L2 flush and an event pair, mean time.
 
 Prints candidates per minute for both and the ratio (target ≥ 10×); writes bench/results/eval_bench.json.
+
+    python bench/eval_bench.py --compile-profile [--n 8]          # any machine: where a build's seconds go
+    python bench/eval_bench.py --timing-compare [--n 24]          # GPU: the `ratio` timing against `full`
+
+* `--compile-profile`: N distinct candidates built as the trainer builds them (the card's arch, the
+  launch-error helper), one at a time: nvcc's compile and link, the inspection of the build (nm,
+  objdump), the source checks, a cache hit, and nvcc's own phases (`nvcc -time`) for one of them.
+* `--timing-compare`: the same candidates judged by one evaluator in the `full` timing mode and by one in
+  `ratio` (`--workers-per-card` workers each): candidates per minute, verdicts (they must agree), and
+  the spread between the two kernel times (the `ratio` mode's cost in fidelity).
 """
-import argparse, json, statistics, sys, time, uuid
+import argparse, json, os, statistics, sys, time, uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT/'bench'))
+from _table import table
 FIXED = ['vector_add', 'relu', 'softmax_rows', 'matmul']
 
 
@@ -86,12 +98,85 @@ def kernelbench_way(task, source, idx):
                 mean_ms=statistics.mean(times))
 
 
+def compile_profile(n):
+    "Per-build seconds, part by part (medians over `n` distinct candidates), and nvcc's phases for one."
+    import subprocess, tempfile
+    import cudarl_wb.compiler as C
+    from cudarl_wb.benchmarker import launch_error_helper
+    parts = {k: [] for k in ('source checks', 'nvcc -c', 'link', 'nm -u', 'objdump -d', 'objdump -h -t -r', 'nm -D', 'total', 'cache hit')}
+    names = {'static_check': 'source checks', 'host_imports': 'nm -u', 'has_syscall': 'objdump -d',
+             'load_time_functions': 'objdump -h -t -r', 'exported_functions': 'nm -D'}
+    for fn, part in names.items():
+        def timed(*a, _f=getattr(C, fn), _p=part, **k):
+            t = time.perf_counter()
+            try: return _f(*a, **k)
+            finally: parts[_p].append(time.perf_counter() - t)
+        setattr(C, fn, timed)
+    flags, arch = (str(launch_error_helper()),), C.default_arch()
+    for task, src in candidates(n):
+        t = time.perf_counter(); r = C.compile_candidate(src, task, arch=arch, flags=flags); parts['total'].append(time.perf_counter() - t)
+        parts['nvcc -c'].append(r.extra.get('compile_seconds', 0.0)); parts['link'].append(r.extra.get('link_seconds', 0.0))
+        t = time.perf_counter(); C.compile_candidate(src, task, arch=arch, flags=flags); parts['cache hit'].append(time.perf_counter() - t)
+    rows = [dict(part=k, median_s=round(statistics.median(v), 4), n=len(v)) for k, v in parts.items() if v]
+    with tempfile.TemporaryDirectory() as d:
+        Path(d, 'c.cu').write_text(candidates(1)[0][1])
+        compile_, _ = C.nvcc_commands(arch)
+        subprocess.run([*compile_, 'c.cu', '-o', 'c.o', '-time', 't.csv'], cwd=d, capture_output=True)
+        phases = [l.split(',') for l in Path(d, 't.csv').read_text().splitlines()[1:]] if Path(d, 't.csv').exists() else []
+    rows += [dict(part=f'  nvcc phase: {p[1].strip()}', median_s=round(float(p[6]) / 1e3, 4), n=1) for p in phases if len(p) > 6]
+    return arch, rows
+
+
+def timing_compare(cands, workers):
+    "The candidates judged in the `full` and in the `ratio` timing mode: throughput, verdicts, kernel-time differences."
+    from cudarl_wb.benchmarker import Evaluator, judging_breakdown
+    from cudarl_wb.tasks import get_task
+    out = {}
+    for mode in ('full', 'ratio'):
+        with Evaluator(workers_per_device=workers, timing=mode) as ev:
+            ev.start()
+            for name in FIXED: ev.reference_times(get_task(name))
+            ev.peaks()
+            t0 = time.perf_counter(); rs = ev.evaluate_many([(t, s + f'\n// {mode}\n') for t, s in cands]); secs = time.perf_counter() - t0
+        out[mode] = dict(seconds=secs, per_minute=60 * len(cands) / secs, verdicts=[r.verdict.value for r in rs],
+                         kernel_ms=[r.kernel_ms for r in rs], parts=judging_breakdown(rs))
+    pairs = [(a, b) for a, b in zip(out['full']['kernel_ms'], out['ratio']['kernel_ms']) if a and b]
+    rel = sorted(abs(b / a - 1) for a, b in pairs)
+    out['same_verdicts'] = out['full']['verdicts'] == out['ratio']['verdicts']
+    out['kernel_ms_rel_diff'] = dict(median=statistics.median(rel) if rel else None, max=rel[-1] if rel else None, n=len(rel))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--n', type=int, default=24, help='candidates for our pipeline')
     ap.add_argument('--kernelbench', type=int, default=3, help="candidates for KernelBench's way (~40 s each)")
-    ap.add_argument('--out', default=str(ROOT/'bench/results/eval_bench.json'))
+    ap.add_argument('--compile-profile', action='store_true', help="where a build's seconds go (no GPU needed)")
+    ap.add_argument('--timing-compare', action='store_true', help='the ratio timing mode against full (GPU)')
+    ap.add_argument('--workers-per-card', type=int, default=1, help='sandbox workers per card for --timing-compare')
+    ap.add_argument('--out', default=None, help='JSON path (default bench/results/eval_bench[_compile|_timing].json)')
     args = ap.parse_args()
+    if args.compile_profile or args.timing_compare:
+        import torch
+        kind = 'compile' if args.compile_profile else 'timing'
+        out = Path(args.out or ROOT/f'bench/results/eval_bench_{kind}.json')
+        if args.compile_profile:
+            arch, rows = compile_profile(args.n)
+            print(f'one build at a time, {args.n} distinct candidates, {arch}, {os.cpu_count()} CPU cores (medians):')
+            table(rows, ['part', 'median_s', 'n'])
+            res = dict(arch=arch, cpus=os.cpu_count(), rows=rows)
+        else:
+            if not torch.cuda.is_available(): sys.exit('eval_bench --timing-compare: needs a GPU')
+            res = timing_compare(candidates(args.n), args.workers_per_card)
+            res['device'] = torch.cuda.get_device_name(0)
+            for mode in ('full', 'ratio'):
+                print(f"{mode:6s} {res[mode]['per_minute']:7.1f} candidates/min; judging parts (s): "
+                      + ', '.join(f'{k} {v:.2f}' for k, v in res[mode]['parts'].items() if isinstance(v, float) and v))
+            print(f"same verdicts: {res['same_verdicts']}; kernel time, ratio against full: {res['kernel_ms_rel_diff']}")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(res, indent=2, default=str))
+        print(f'wrote {out}')
+        return
     import torch
     if not torch.cuda.is_available(): sys.exit('eval_bench: needs a GPU')
     from cudarl_wb.benchmarker import Evaluator

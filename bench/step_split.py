@@ -4,14 +4,20 @@ Run from the repository root:
 
     python bench/step_split.py --preset tiny --steps 4            # on a GPU: warm start, then 2×4 steps
     python bench/step_split.py --preset tiny --steps 2 --sft-budget 0 --group-size 2 --max-new-tokens 32   # CPU check
+    python bench/step_split.py --preset tiny --steps 3 --workers-per-card 3 --timing ratio   # a cheaper judge
 
 One trainer plays every step, so both ways share the model, the evaluator's workers and their warm
 caches: one warm-up step (not counted, it starts the workers and times the references), then the
 serial and the pipelined step in turn, `--steps` of each. Per way: the step's seconds, the rollout
 (generation), the judging (compile, check, time), the judging hidden under generation, the update,
 and the judging's share of the step (the judging the step waited for, over the step). The verdicts of
-each way are counted too: the pipeline must judge as the serial step does. On a GPU each step's
-measured memory sits beside the planner's estimate (`memory_check`).
+each way are counted too: the pipeline must judge as the serial step does. Where the judging went is
+summed over each way's judged candidates (`judging_breakdown`: compile, queued, worker start,
+references, load, correctness, timing, transfer; per step), each evaluation counted once however
+many identical candidates shared it. On a GPU each step's measured memory sits beside the planner's
+estimate (`memory_check`), planned for the step's own micro-batch, without gradient checkpointing (the
+built-in trainer keeps every layer's activations) and for the largest task of the tiers it samples.
+`--workers-per-card` and `--timing` set the evaluator (defaults: as the trainer makes it).
 
 Prints a table and writes bench/results/step_split_<preset>[_cpu].json ($OUT/... when $OUT is set).
 """
@@ -36,6 +42,8 @@ def parse():
     ap.add_argument('--group-size', type=int, default=8)
     ap.add_argument('--max-turns', type=int, default=2)
     ap.add_argument('--max-new-tokens', type=int, default=640)
+    ap.add_argument('--workers-per-card', type=int, default=1, help='sandbox workers per card (checks side by side, timings alone)')
+    ap.add_argument('--timing', default='full', choices=['full', 'ratio'], help="the evaluator's timing mode")
     ap.add_argument('--work', default=None, help='folder for the warm start and the run (default: a temporary one)')
     ap.add_argument('--out', default=None, help='JSON path')
     return ap.parse_args()
@@ -54,20 +62,42 @@ def trainer_for(args, work: Path):
     cfg = GRPOConfig(preset=args.preset, generator_checkpoint=source, output_dir=str(work/'rl'), sft_budget_s=0,
                      batch_size=args.batch_size, group_size=args.group_size, max_turns=args.max_turns,
                      max_new_tokens=args.max_new_tokens, num_episodes=10**9)
-    trainer = GRPOTrainer(cfg, device=device)
+    tester = None
+    if device == 'cuda' and (args.workers_per_card != 1 or args.timing != 'full'):
+        from cudarl_wb.agents import Tester
+        from cudarl_wb.benchmarker import Evaluator
+        tester = Tester(evaluator=Evaluator(workers_per_device=args.workers_per_card, timing=args.timing), reward_preset=cfg.reward_preset)
+    trainer = GRPOTrainer(cfg, device=device, tester=tester)
+    trainer.bench_evaluator = tester.evaluator if tester else None     # ours to close
     if device == 'cuda':
-        from cudarl_wb.gpu_planner import plan_training
+        from cudarl_wb.gpu_planner import GIB, plan_training
+        tiers = trainer.curriculum.tier + 1          # the tier it starts at and the next
+        timing = max(t.nbytes(t.timing_shape) for t in trainer.pool if t.tier <= tiers) / GIB
         trainer.plan = plan_training(_plan_target(cfg), lora=_trains_lora(cfg), rollout_batch=cfg.batch_size,
-                                     group_size=cfg.group_size, seq_len=1024 + cfg.max_new_tokens)
+                                     group_size=cfg.group_size, seq_len=1024 + cfg.max_new_tokens, micro_batch=cfg.micro_batch,
+                                     gradient_checkpointing=False, timing_gib=timing, evaluator_workers=args.workers_per_card)
     return trainer
 
 
-def verdicts(trainer, step: int) -> collections.Counter:
-    "The verdict of every turn of step `step`, from the run's transcripts."
+def reports(trainer, step: int) -> list:
+    "The Tester's report of every turn of step `step`, from the run's transcripts."
     from cudarl_wb.episode import load_transcripts
     eps = [ep for ep in load_transcripts(trainer.out/'transcripts.jsonl')]
     per = trainer.cfg.batch_size * trainer.cfg.group_size
-    return collections.Counter(str(t.report.verdict) for ep in eps[(step - 1) * per: step * per] for t in ep.turns)
+    return [t.report for ep in eps[(step - 1) * per: step * per] for t in ep.turns]
+
+
+def verdicts(reps) -> collections.Counter:
+    return collections.Counter(str(r.verdict) for r in reps)
+
+
+def evaluations(reps) -> list:
+    "The distinct evaluations behind `reps`: identical candidates share one (same worker, same seed)."
+    seen, out = set(), []
+    for r in reps:
+        key = (r.bench.extra.get('worker_pid'), r.bench.extra.get('seed')) if r.bench.extra.get('seed') is not None else id(r)
+        if key not in seen: seen.add(key); out.append(r.bench)
+    return out
 
 
 def main():
@@ -76,6 +106,7 @@ def main():
     trainer = trainer_for(args, work)
     steps = {'serial': [], 'pipelined': []}
     counts = {'serial': collections.Counter(), 'pipelined': collections.Counter()}
+    judged = {'serial': [], 'pipelined': []}
     trainer.cfg.pipeline = True
     trainer.train_step()                                 # warm-up: workers start, references are timed
     for i in range(2 * args.steps):
@@ -83,8 +114,11 @@ def main():
         trainer.cfg.pipeline = way == 'pipelined'
         m = trainer.train_step()
         steps[way].append({k: v for k, v in m.items() if isinstance(v, (int, float, str)) or v is None})
-        counts[way] += verdicts(trainer, trainer.step)
+        reps = reports(trainer, trainer.step)
+        counts[way] += verdicts(reps)
+        judged[way] += evaluations(reps)
     if trainer.tester: trainer.tester.close()
+    if trainer.bench_evaluator: trainer.bench_evaluator.close()
     rows = []
     for way, ms in steps.items():
         row = {'way': way, 'steps': len(ms)}
@@ -97,13 +131,21 @@ def main():
           f'{args.max_turns} turns a step, {args.steps} steps each way (means)')
     table(rows, ['way', 'steps', *KEYS, 'judging_of_step'])
     for way, c in counts.items(): print(f'{way} verdicts: {dict(sorted(c.items()))}')
+    from cudarl_wb.benchmarker import SECONDS_PARTS, judging_breakdown
+    parts = []
+    for way, bs in judged.items():
+        jb = judging_breakdown(bs)
+        parts.append({'way': way, **{k: round(jb[k] / max(1, args.steps), 3) for k in SECONDS_PARTS},
+                      'evaluations': round(jb['judged'] / max(1, args.steps), 1), 'cached_builds': round(jb['cache_hits'] / max(1, args.steps), 1)})
+    print('where the judging went, seconds per step summed over its evaluations (parts that overlap add up past the wall time):')
+    table(parts, ['way', *SECONDS_PARTS, 'evaluations', 'cached_builds'])
     memory = {k: v for k, v in steps['pipelined'][-1].items() if k.startswith('memory/')}
     if memory: print('memory, last step: ' + ', '.join(f'{k[7:]} {v:.2f}' for k, v in memory.items() if v is not None))
     name = f"step_split_{args.preset}{'' if trainer.mode == 'full' else '_cpu'}.json"
     out = Path(args.out) if args.out else (Path(os.environ['OUT']) if os.environ.get('OUT') else ROOT/'bench'/'results')/name
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(dict(preset=args.preset, device=device_name, mode=trainer.mode, args=vars(args), rows=rows,
-                                   verdicts={k: dict(v) for k, v in counts.items()}, steps=steps, memory=memory), indent=2, default=str))
+                                   verdicts={k: dict(v) for k, v in counts.items()}, judging_parts=parts, steps=steps, memory=memory), indent=2, default=str))
     print(f'wrote {out}')
 
 

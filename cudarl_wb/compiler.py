@@ -1120,7 +1120,8 @@ def _extra_object(path, arch: str, flags, timeout: float, root: Path) -> tuple[P
     obj = root/'.extra'/f'{key}.o'
     if obj.exists(): return obj, ''
     obj.parent.mkdir(exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=obj.parent) as d:
+    with _build_lock(root, f'extra-{key}', wait=timeout), tempfile.TemporaryDirectory(dir=obj.parent) as d:
+        if obj.exists(): return obj, ''
         src = Path(d)/f'helper{path.suffix}'
         shutil.copy(path, src)
         r = run_capped(confined([_nvcc(), '-c', '-Xcompiler', '-fPIC', '-O3', f'-arch={arch}', *flags, src.name, '-o', 'helper.o'], d,
@@ -1160,14 +1161,15 @@ def _compile_and_link(tmp: Path, arch: str, flags, cudart: str, deadline: float,
 # %% ../nbs/04_compiler.ipynb #c5538069
 def _inspect_build(tmp: Path, ok: bool, deadline: float, extra: dict) -> None:
     "What the host object imports and would run at load time, and what the library exports, into `extra`."
-    obj = tmp/'candidate.o'
-    try:
-        if obj.exists():
-            extra['imports'] = host_imports(obj, _left(deadline))
-            extra['syscall'] = has_syscall(obj, _left(deadline))
-            extra['load_time'] = load_time_functions(obj, _left(deadline))
-        if ok: extra['exports'] = exported_functions(tmp/'candidate.so', _left(deadline))
-    except OSError as e: extra['inspect_error'] = f'cannot inspect the build ({e}): nm and objdump (binutils) are needed'
+    obj, lib = tmp/'candidate.o', tmp/'candidate.so'
+    tools = ([('imports', host_imports, obj), ('syscall', has_syscall, obj), ('load_time', load_time_functions, obj)]
+             if obj.exists() else []) + ([('exports', exported_functions, lib)] if ok else [])
+    with ThreadPoolExecutor(max(1, len(tools))) as ex:
+        futures = [(key, ex.submit(fn, path, _left(deadline))) for key, fn, path in tools]
+        for key, f in futures:
+            try: extra[key] = f.result()
+            except OSError as e:
+                extra['inspect_error'] = f'cannot inspect the build ({e}): nm and objdump (binutils) are needed'; break
 
 # %% ../nbs/04_compiler.ipynb #2f862daa
 def _publish(r: CompileResult, tmp: Path, root: Path, key: str, keep: bool, timed_out: bool) -> CompileResult:

@@ -14,14 +14,15 @@ from fastcore.basics import patch
 from .core import *
 
 # %% auto #0
-__all__ = ['GIB', 'CARDS', 'BUILTIN_MODELS', 'DEFAULT_MODEL', 'CONTEXT_GIB', 'HEADROOM', 'MAX_UTIL', 'EVALUATOR_GIB',
-           'VLLM_BATCHED_TOKENS', 'DTYPE_BYTES', 'QUANT_BYTES', 'ROLES', 'CardSpec', 'card_families', 'match_card',
-           'GPU', 'Inventory', 'InventoryError', 'parse_inventory', 'machine_cpus_ram', 'detect_inventory',
-           'ModelError', 'ModelSpec', 'builtin_model', 'model_from_config', 'resolve_model', 'weights_gib',
-           'activation_gib', 'PlanConfig', 'Load', 'CardUse', 'learner_loads', 'valid_tp', 'rollout_fixed_loads',
-           'hf_workspace_gib', 'kv_gib_per_sequence', 'Group', 'Layout', 'split_layout', 'hybrid_layout',
-           'candidate_layouts', 'Problem', 'Placement', 'evaluate_layout', 'PlanError', 'resolve_dtype', 'Plan',
-           'compile_workers', 'plan_training', 'suggest_fixes', 'plan_args', 'plan_command', 'memory_check']
+__all__ = ['GIB', 'CARDS', 'BUILTIN_MODELS', 'DEFAULT_MODEL', 'CONTEXT_GIB', 'HEADROOM', 'MAX_UTIL', 'FLUSH_GIB', 'PEAKS_GIB',
+           'TIMING_GIB', 'TIMING_SETS', 'VLLM_BATCHED_TOKENS', 'DTYPE_BYTES', 'QUANT_BYTES', 'ROLES', 'CardSpec',
+           'card_families', 'match_card', 'GPU', 'Inventory', 'InventoryError', 'parse_inventory', 'machine_cpus_ram',
+           'detect_inventory', 'ModelError', 'ModelSpec', 'builtin_model', 'model_from_config', 'resolve_model',
+           'weights_gib', 'activation_gib', 'PlanConfig', 'Load', 'CardUse', 'learner_loads', 'valid_tp',
+           'rollout_fixed_loads', 'hf_workspace_gib', 'kv_gib_per_sequence', 'Group', 'Layout', 'split_layout',
+           'hybrid_layout', 'candidate_layouts', 'Problem', 'Placement', 'evaluator_loads', 'evaluate_layout',
+           'PlanError', 'resolve_dtype', 'Plan', 'compile_workers', 'plan_training', 'suggest_fixes', 'plan_args',
+           'plan_command', 'memory_check']
 
 # %% ../nbs/01_gpu_planner.ipynb #030809ab
 GIB = 2**30
@@ -461,7 +462,10 @@ def resolve_model(model: str | None = None, params: float | None = None) -> Mode
 CONTEXT_GIB = 0.5        # CUDA context + cuBLAS/NCCL workspaces of one process on one card
 HEADROOM = 0.05          # share of every card kept free for allocator fragmentation
 MAX_UTIL = 0.90          # vLLM's default gpu_memory_utilization on a card of its own
-EVALUATOR_GIB = 3.0      # a sandbox benchmark worker: context, inputs and outputs, a 256 MB L2-flush buffer
+FLUSH_GIB = 0.25         # the L2-flush buffer of a benchmark process: twice the L2 (126 MB on a B200), at least 64 MiB
+PEAKS_GIB = 2.0          # the reference worker's bandwidth measurement: two 1 GiB buffers, kept by the allocator
+TIMING_GIB = 0.125       # bytes a kernel moves at the timing shape: the built-in tasks' median (128 MiB)
+TIMING_SETS = 4          # buffer sets the timing rotates through, each of three times the task's bytes
 VLLM_BATCHED_TOKENS = 8192   # vLLM's chunked-prefill budget: bounds its activation workspace
 
 DTYPE_BYTES = {'fp32': 4, 'bf16': 2, 'fp16': 2}
@@ -498,8 +502,10 @@ class PlanConfig(Record):
     seq_len: int = option(4096, 'tokens of prompt and all turns')
     micro_batch: int = option(1, 'sequences per learner forward/backward')
     engine: str = option('auto', 'rollout engine', choices=['auto', 'vllm', 'hf'])
-    evaluator_gib: float = EVALUATOR_GIB
+    evaluator_gib: float | None = None   # a benchmark card's worker buffers, contexts aside (None: `evaluator_loads`)
     gradient_checkpointing: bool = True
+    timing_gib: float = TIMING_GIB       # bytes of the largest task the evaluator times
+    evaluator_workers: int = 1           # sandbox workers per benchmark card
     @property
     def conversations(self) -> int: return self.rollout_batch * self.group_size
 
@@ -512,7 +518,7 @@ def check(self: PlanConfig):
     if self.quant != 'none' and not self.lora:
         raise ValueError(f'a {self.quant} base is frozen: it needs LoRA (drop --full-finetune or --quant)')
     if self.engine not in ('auto', 'vllm', 'hf'): raise ValueError(f'engine {self.engine!r}: use auto, vllm or hf')
-    for k in ('lora_rank', 'rollout_batch', 'group_size', 'seq_len', 'micro_batch'):
+    for k in ('lora_rank', 'rollout_batch', 'group_size', 'seq_len', 'micro_batch', 'evaluator_workers'):
         v = getattr(self, k)
         if not isinstance(v, int) or v < 1: raise ValueError(f'{k} must be a positive integer, not {v!r}')
     return self
@@ -558,9 +564,9 @@ class CardUse(Record):
 
 # %% ../nbs/01_gpu_planner.ipynb #9bdcbba3
 def learner_loads(m: ModelSpec, cfg: PlanConfig, dtype: str, agents: list[str], k: int = 1,
-                  process: str = 'learner') -> list[Load]:
-    "Per-card loads of a learner process holding `agents` ('generator', 'optimizer'), FSDP-sharded over `k` cards."
-    loads, lead = [], agents[0]
+                  process: str = 'learner', kept: str | None = None) -> list[Load]:
+    "Per-card loads of a learner process holding `agents` ('generator', 'optimizer'), FSDP-sharded over `k` cards; `kept`: the frozen copy's dtype."
+    loads, lead, kept = [], agents[0], kept or dtype
     if cfg.lora:
         loads.append(Load(lead, f'frozen base ({cfg.quant if cfg.quant != "none" else dtype})' + (f' / {k} FSDP' if k > 1 else ''),
                           weights_gib(m, dtype, cfg.quant) / k, 'resident', process))
@@ -571,10 +577,11 @@ def learner_loads(m: ModelSpec, cfg: PlanConfig, dtype: str, agents: list[str], 
         for a in agents:
             loads.append(Load(a, 'weights, grads, fp32 master, Adam (16 B/param)' + (f' / {k} FSDP' if k > 1 else ''),
                               16 * m.params / GIB / k, 'resident', process))
-        loads.append(Load('reference', f'frozen base ({dtype})' + (f' / {k}' if k > 1 else ''),
-                          weights_gib(m, dtype) / k, 'resident', process))
+        loads.append(Load('reference', f'frozen base ({kept})' + (f' / {k}' if k > 1 else ''),
+                          weights_gib(m, kept) / k, 'resident', process))
     act = activation_gib(m, cfg.micro_batch, cfg.seq_len, dtype, cfg.gradient_checkpointing)
-    loads.append(Load(lead, f'activations ({cfg.micro_batch}×{cfg.seq_len} tokens, checkpointed)', act['activations'], 'train', process))
+    how = 'checkpointed' if cfg.gradient_checkpointing else 'every layer kept'
+    loads.append(Load(lead, f'activations ({cfg.micro_batch}×{cfg.seq_len} tokens, {how})', act['activations'], 'train', process))
     loads.append(Load(lead, 'logits, fp32 log-softmax, grad', act['logits'], 'train', process))
     return loads
 
@@ -599,9 +606,9 @@ def rollout_fixed_loads(m: ModelSpec, cfg: PlanConfig, dtype: str, tp: int, engi
 
 # %% ../nbs/01_gpu_planner.ipynb #6449595f
 def hf_workspace_gib(m: ModelSpec, cfg: PlanConfig, dtype: str) -> float:
-    "HF `generate`'s working memory per conversation in flight: its prefill (a quarter of the sequence) and sampling logits."
-    width = 3 * m.hidden + 3 * m.intermediate
-    return (max(1, cfg.seq_len // 4) * width * DTYPE_BYTES[dtype] + m.vocab * 8) / GIB
+    "Generation's working memory per conversation in flight: its prefill (half the sequence), the prompt's cache being copied, sampling logits."
+    prompt, width, b = max(1, cfg.seq_len // 2), 3 * m.hidden + 3 * m.intermediate, DTYPE_BYTES[dtype]
+    return (prompt * width * b + prompt * m.kv_bytes_per_token(b) + m.vocab * 8) / GIB
 
 # %% ../nbs/01_gpu_planner.ipynb #4c6e1ac4
 def kv_gib_per_sequence(m: ModelSpec, cfg: PlanConfig, dtype: str, tp: int = 1) -> float:
@@ -720,19 +727,34 @@ def _detail(loads) -> str:
     return ' + '.join(f'{l.what} {_gib(l.gib)}' for l in loads if l.gib >= 0.005)
 
 # %% ../nbs/01_gpu_planner.ipynb #e55b1bdc
-def _fixed_uses(layout: Layout, inv: Inventory, m: ModelSpec, cfg: PlanConfig, dtype: str) -> dict[str, CardUse]:
+def evaluator_loads(cfg: PlanConfig) -> list[Load]:
+    "A benchmark card's evaluator processes and what each keeps (contexts aside: the card counts one per process)."
+    if cfg.evaluator_gib is not None: return [Load('evaluator', 'benchmark workers', cfg.evaluator_gib, 'resident', 'evaluator')]
+    t, loads = cfg.timing_gib, []
+    for w in range(cfg.evaluator_workers):
+        proc, who = ('evaluator', 'sandbox worker') if w == 0 else (f'evaluator-{w + 1}', f'sandbox worker {w + 1}')
+        loads += [Load('evaluator', f'{who}: {TIMING_SETS} timing buffer sets', TIMING_SETS * 3 * t, 'resident', proc),
+                  Load('evaluator', f'{who}: float64 check of the timed outputs', 4 * t, 'resident', proc),
+                  Load('evaluator', f'{who}: L2 flush', FLUSH_GIB, 'resident', proc)]
+    return loads + [
+            Load('evaluator', 'reference worker: bandwidth buffers', PEAKS_GIB, 'resident', 'evaluator-references'),
+            Load('evaluator', 'reference worker: reference inputs and outputs', (TIMING_SETS + 1) * t, 'resident', 'evaluator-references'),
+            Load('evaluator', 'reference worker: L2 flush', FLUSH_GIB, 'resident', 'evaluator-references')]
+
+# %% ../nbs/01_gpu_planner.ipynb #3bbeb5e0
+def _fixed_uses(layout: Layout, inv: Inventory, m: ModelSpec, cfg: PlanConfig, dtype: str, kept: str | None = None) -> dict[str, CardUse]:
     "Every card of `inv` with the learners' and the evaluator's loads of `layout` on it."
     uses = {g.key: CardUse(g) for g in inv.gpus}
     for grp in layout.groups:
         if grp.kind in ('learners', 'hybrid'):
             for key in grp.cards:
-                uses[key].loads += learner_loads(m, cfg, dtype, grp.agents, len(grp.cards), grp.process)
+                uses[key].loads += learner_loads(m, cfg, dtype, grp.agents, len(grp.cards), grp.process, kept)
                 if key in grp.trainer_cards:
                     uses[key].loads.append(Load('trainer', f'FSDP rank of the {grp.process}', 0.0, 'resident', grp.process))
         if grp.kind == 'evaluator':
             for key in grp.cards:
                 if uses[key].is_cpu: uses[key].loads.append(Load('evaluator', 'nvcc compile workers (compile-only)', 1.0, 'resident', 'evaluator'))
-                else: uses[key].loads.append(Load('evaluator', 'benchmark worker', cfg.evaluator_gib, 'resident', 'evaluator'))
+                else: uses[key].loads += evaluator_loads(cfg)
     return uses
 
 # %% ../nbs/01_gpu_planner.ipynb #9e50ae98
@@ -802,10 +824,11 @@ def _card_problems(uses: list[CardUse], nodes: int, skip_rollout: bool = False) 
 # %% ../nbs/01_gpu_planner.ipynb #d6099b2f
 def evaluate_layout(layout: Layout, inv: Inventory, m: ModelSpec, cfg: PlanConfig, dtype: str, engine: str) -> Placement:
     "Fill `layout` with loads for model `m` and check every card."
-    uses = _fixed_uses(layout, inv, m, cfg, dtype)
     group = next(g for g in layout.groups if g.kind in ('rollout', 'hybrid'))
+    kept = 'fp32' if not cfg.lora and engine == 'hf' and group.kind == 'hybrid' else dtype   # the built-in trainer's whole copies
+    uses = _fixed_uses(layout, inv, m, cfg, dtype, kept)
     place = Placement(layout, [], dtype, engine)
-    best = _best_rollout(uses, group, {g.key: g for g in inv.gpus}, m, cfg, dtype, engine, inv.nodes)
+    best = _best_rollout(uses, group, {g.key: g for g in inv.gpus}, m, cfg, kept, engine, inv.nodes)
     if best is None:   # no valid tensor-parallel size at all
         place.uses = list(uses.values())
         place.problems.append(Problem('rollout', weights_gib(m, dtype, cfg.quant), 'any card', None, 0,
@@ -1126,7 +1149,7 @@ def _plan_remarks(inv: Inventory, cfg: PlanConfig, dtype: str, tried: list[Place
         warnings.append(f'the KV cache holds {p.kv_sequences} of {cfg.conversations} conversations at once: '
                         f'generation runs in {math.ceil(cfg.conversations / max(1, p.kv_sequences))} waves')
     ev = [u for u in p.uses if any(l.role == 'evaluator' for l in u.loads)]
-    if any(len(u.processes) > 1 for u in ev):
+    if any(any(l.role != 'evaluator' for l in u.loads) for u in ev):
         warnings.append('the evaluator shares its card with training: kernel timings are noisier there '
                         '(time the reference in the same window, and compare medians)')
     if inv.nodes > 1 and len({len(inv.node_gpus(n)) for n in range(inv.nodes)}) > 1:
@@ -1137,11 +1160,13 @@ def _plan_remarks(inv: Inventory, cfg: PlanConfig, dtype: str, tried: list[Place
 def plan_training(model: str | ModelSpec | None = None, inventory: Inventory | str | None = None, *,
                   model_params: float | None = None, lora: bool = True, lora_rank: int = 16, quant: str = 'none',
                   dtype: str = 'auto', rollout_batch: int = 8, group_size: int = 8, seq_len: int = 4096,
-                  micro_batch: int = 1, engine: str = 'auto', suggest: bool = True) -> Plan:
+                  micro_batch: int = 1, engine: str = 'auto', suggest: bool = True, gradient_checkpointing: bool = True,
+                  timing_gib: float = TIMING_GIB, evaluator_workers: int = 1) -> Plan:
     "Place every role of a training run on `inventory` (this machine by default); PlanError when it cannot fit."
     m = model if isinstance(model, ModelSpec) else resolve_model(model, model_params)
     inv = _inventory(inventory)
-    cfg = PlanConfig(dtype, lora, lora_rank, quant, rollout_batch, group_size, seq_len, micro_batch, engine).check()
+    cfg = PlanConfig(dtype, lora, lora_rank, quant, rollout_batch, group_size, seq_len, micro_batch, engine,
+                     gradient_checkpointing=gradient_checkpointing, timing_gib=timing_gib, evaluator_workers=evaluator_workers).check()
     dt = resolve_dtype(cfg.dtype, inv)
     shape_notes = [f'the model shape is {m.source}: the KV cache is an estimate'] if 'estimated' in m.source else []
     if inv.empty: return _plan_cpu(m, inv, cfg, dt, shape_notes)
@@ -1176,7 +1201,8 @@ def suggest_fixes(m: ModelSpec, inv: Inventory, cfg: PlanConfig, limit: int = 5)
     "Changes (as `cudarl-wb plan` flags) that make the plan fit, each checked by planning again."
     changes = _run_changes(cfg)
     base = dict(lora=cfg.lora, lora_rank=cfg.lora_rank, quant=cfg.quant, dtype=cfg.dtype, rollout_batch=cfg.rollout_batch,
-                group_size=cfg.group_size, seq_len=cfg.seq_len, micro_batch=cfg.micro_batch, engine=cfg.engine)
+                group_size=cfg.group_size, seq_len=cfg.seq_len, micro_batch=cfg.micro_batch, engine=cfg.engine,
+                gradient_checkpointing=cfg.gradient_checkpointing, timing_gib=cfg.timing_gib, evaluator_workers=cfg.evaluator_workers)
     def fits(inventory, **kw):
         try: plan_training(m, inventory, suggest=False, **{**base, **kw}); return True
         except (PlanError, ValueError): return False
@@ -1200,7 +1226,7 @@ def plan_args(p: argparse.ArgumentParser):
     g = p.add_mutually_exclusive_group()
     g.add_argument('--model', help=f'Hub name, short name or local folder with config.json (default: {DEFAULT_MODEL})')
     g.add_argument('--model-params', type=float, help='parameter count instead of a model, e.g. 7e9')
-    add_options(p, PlanConfig, skip=('lora', 'evaluator_gib', 'gradient_checkpointing'))
+    add_options(p, PlanConfig, skip=('lora', 'evaluator_gib', 'gradient_checkpointing', 'timing_gib', 'evaluator_workers'))
     ft = p.add_mutually_exclusive_group()   # two flags for one field: add_options would make it --no-lora
     ft.add_argument('--lora', dest='lora', action='store_true', default=True, help='LoRA adapters over a frozen base (default)')
     ft.add_argument('--full-finetune', dest='lora', action='store_false', help='train all weights of both agents')
@@ -1258,7 +1284,7 @@ def memory_check(plan: Plan, measured: dict, card: int = 0) -> dict:
     out = {}
     for k, got in measured.items():
         if k in ('rollout', 'train'): est = sum(l.gib for l in u.loads if l.role != 'evaluator' and l.phase in ('resident', k))
-        else: est = u.role_gib(k)
+        else: est = u.role_gib(k) + CONTEXT_GIB * len({l.process for l in u.loads if l.role == k})
         out.update({f'memory/{k}_estimate_gib': est, f'memory/{k}_measured_gib': got / GIB,
                     f'memory/{k}_ratio': got / GIB / est if est else None})
     return out

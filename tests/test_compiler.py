@@ -439,3 +439,14 @@ def test_the_static_check_and_launch_reader_stay_linear(name):
     from cudarl_wb.compiler import launch_configs
     launch_configs(PATHOLOGICAL[name])
     assert time.perf_counter() - t0 < 5
+
+
+def test_a_helper_source_shared_by_builds_that_start_together(tmp_path, monkeypatch):
+    "The first builds with a helper source (the launch-error helper) all link, however many start at once."
+    monkeypatch.setenv('CUDARL_CACHE', str(tmp_path))
+    from cudarl_wb.benchmarker import launch_error_helper
+    from cudarl_wb.compiler import compile_many
+    from cudarl_wb.tasks import get_task
+    srcs = [get_task('relu').solution + f'\n// build {i}\n' for i in range(6)]
+    rs = compile_many(srcs, 'relu', workers=6, flags=(str(launch_error_helper()),))
+    assert all(r.ok for r in rs), [r.log[-300:] for r in rs if not r.ok]

@@ -133,3 +133,17 @@ def test_plan_reads_the_real_card():
     assert abs(gpus[0]['memory_gib'] - torch.cuda.get_device_properties(0).total_memory / 2**30) < 1.0   # NVML counts a little more than torch
     assert d['roles']['rollout']['device'].startswith('cuda:')
     assert d['ray_verl']['trainer.n_gpus_per_node'] == len(gpus)
+
+
+# Measured on one H100 80GB HBM3 by `python bench/step_split.py --preset tiny --steps 3` (LOG.md, "the pipelined
+# step against the serial one on an H100"): the trainer's peak allocated bytes while it played the episodes and
+# while it updated the agents, and NVML's count for the evaluator's two processes, in GiB.
+MEASURED_TINY_H100 = {'rollout': 0.40, 'train': 1.54, 'evaluator': 8.52}
+
+
+def test_estimates_are_within_15_percent_of_the_measured_tiny_step():
+    from cudarl_wb.gpu_planner import GIB, memory_check, plan_training
+    plan = plan_training('tiny', 'H100-80GB', lora=False, rollout_batch=2, group_size=8, seq_len=1664, micro_batch=8,
+                         gradient_checkpointing=False, timing_gib=0.25)   # tiers 0 and 1: the largest task moves 256 MiB
+    chk = memory_check(plan, {k: v * GIB for k, v in MEASURED_TINY_H100.items()})
+    for k in MEASURED_TINY_H100: assert 0.85 <= chk[f'memory/{k}_ratio'] <= 1.15, (k, chk)
