@@ -15,14 +15,14 @@ from .core import *
 
 # %% auto #0
 __all__ = ['GIB', 'CARDS', 'BUILTIN_MODELS', 'DEFAULT_MODEL', 'CONTEXT_GIB', 'HEADROOM', 'MAX_UTIL', 'FLUSH_GIB', 'PEAKS_GIB',
-           'TIMING_GIB', 'TIMING_SETS', 'VLLM_BATCHED_TOKENS', 'DTYPE_BYTES', 'QUANT_BYTES', 'ROLES', 'CardSpec',
-           'card_families', 'match_card', 'GPU', 'Inventory', 'InventoryError', 'parse_inventory', 'machine_cpus_ram',
-           'detect_inventory', 'ModelError', 'ModelSpec', 'builtin_model', 'model_from_config', 'resolve_model',
-           'weights_gib', 'activation_gib', 'PlanConfig', 'Load', 'CardUse', 'learner_loads', 'valid_tp',
-           'rollout_fixed_loads', 'hf_workspace_gib', 'kv_gib_per_sequence', 'Group', 'Layout', 'split_layout',
-           'hybrid_layout', 'candidate_layouts', 'Problem', 'Placement', 'evaluator_loads', 'evaluate_layout',
-           'PlanError', 'resolve_dtype', 'Plan', 'compile_workers', 'plan_training', 'suggest_fixes', 'plan_args',
-           'plan_command', 'memory_check']
+           'TIMING_GIB', 'TIMING_SETS', 'VLLM_BATCHED_TOKENS', 'DTYPE_BYTES', 'QUANT_BYTES', 'ROLES', 'RAY_MIN_CPUS',
+           'CardSpec', 'card_families', 'match_card', 'GPU', 'Inventory', 'InventoryError', 'parse_inventory',
+           'machine_cpus_ram', 'detect_inventory', 'ModelError', 'ModelSpec', 'builtin_model', 'model_from_config',
+           'resolve_model', 'weights_gib', 'activation_gib', 'PlanConfig', 'Load', 'CardUse', 'learner_loads',
+           'valid_tp', 'rollout_fixed_loads', 'hf_workspace_gib', 'kv_gib_per_sequence', 'Group', 'Layout',
+           'split_layout', 'hybrid_layout', 'candidate_layouts', 'Problem', 'Placement', 'evaluator_loads',
+           'evaluate_layout', 'PlanError', 'resolve_dtype', 'Plan', 'compile_workers', 'plan_training', 'suggest_fixes',
+           'plan_args', 'plan_command', 'memory_check']
 
 # %% ../nbs/01_gpu_planner.ipynb #030809ab
 GIB = 2**30
@@ -977,6 +977,7 @@ def plot(self: Plan, ax=None):
 
 # %% ../nbs/01_gpu_planner.ipynb #edeeaa48
 _TORCH_DTYPE = {'bf16': 'bfloat16', 'fp16': 'float16', 'fp32': 'float32'}
+RAY_MIN_CPUS = 32
 
 @patch
 def ray_verl(self: Plan) -> dict:
@@ -1001,7 +1002,7 @@ def ray_verl(self: Plan) -> dict:
             'actor_rollout_ref.actor.fsdp_config.param_offload': False,
             'actor_rollout_ref.actor.fsdp_config.optimizer_offload': False,
             'data.train_batch_size': cfg.rollout_batch,
-            'ray_kwargs.ray_init.num_cpus': inv.cpus}
+            'ray_kwargs.ray_init.num_cpus': max(inv.cpus or 0, RAY_MIN_CPUS)}
 
 # %% ../nbs/01_gpu_planner.ipynb #6e837ac3
 @patch
