@@ -1082,7 +1082,7 @@ class JointConfig(Record):
 # %% ../nbs/12_sft.ipynb #97b153f1
 JOINT_PRESETS = {
     'tiny': JointConfig(),
-    'small': JointConfig(tasks={'elementwise': 64, 'rowreduce': 32, 'broadcast': 32}, group_size=8, per_task=4,
+    'small': JointConfig(tasks={'elementwise': 24, 'rowreduce': 12, 'broadcast': 12}, group_size=8, per_task=4,
                          learning_rate=1e-4, warmup_steps=4, batch_size=8),
 }
 

@@ -9,7 +9,7 @@ import torch
 from cudarl_wb.agents import Generation, Tester, answer, generator_messages, optimizer_messages
 from cudarl_wb.episode import Episode, Turn, load_transcripts, optimizer_case
 from cudarl_wb.models import AgentModels, build_model
-from cudarl_wb.sft import _copy_agent, joint_agents, joint_table, raised_reward, run_joint, sft_config, tokenize_pairs, train_agent
+from cudarl_wb.sft import _copy_agent, joint_agents, joint_table, run_joint, sft_config, tokenize_pairs, train_agent
 from cudarl_wb.tasks import get_task
 
 # a short relu kernel (a short answer is learnt in a few dozen steps) and the same with a semicolon missing
@@ -60,13 +60,17 @@ def test_joint_stage_keeps_the_improving_turns_and_trains_on_them(tmp_path):
         t, prev = by_turn[(k['episode'], k['turn'])]
         assert t.agent == k['agent'] and t.generation.text == k['completion'] and t.messages == k['messages']
         assert t.report.compile.ok and (prev is None or (t.report.reward.total > prev.report.reward.total and not prev.report.compile.ok))
-    improving = {key for key, (t, prev) in by_turn.items() if raised_reward(t, prev, 'compile-only')}
-    assert {(k['episode'], k['turn']) for k in kept} <= improving   # ... and every distinct improving kernel is kept, up to the cap
+    # the rule on a CPU, restated: a first turn that compiles; an Optimizer turn that compiles where the one before did not
+    rule = lambda t, prev: t.report.compile.ok and (prev is None or (not prev.report.compile.ok and t.report.reward.total > prev.report.reward.total))
+    improving = {key for key, (t, prev) in by_turn.items() if rule(t, prev)}
+    assert {(k['episode'], k['turn']) for k in kept} <= improving
+    for a in ('generator', 'optimizer'):                            # ... and each agent's count of them is the rule's
+        assert m['kept'][a]['improving'] == sum(t.agent == a for key, (t, _) in by_turn.items() if key in improving), m['kept']
     for a in ('generator', 'optimizer'):
         n = sum(k['agent'] == a for k in kept)
         assert 1 <= n <= 3, (a, n, m['kept'])
-        assert m['kept'][a]['kept'] == n and m['train'][a]['examples'] == n
         assert any(not torch.equal(x, y) for x, y in zip(before[a], am.parameters_of(a))), f'{a} did not change'
+        assert m['kept'][a]['kept'] == n and m['train'][a]['examples'] == n
     again = AgentModels.load(tmp_path/'joint')                      # the folder holds the fine-tuned agents
     for a in am.agents:
         with again.use(a) as g: assert all(torch.equal(x, y) for x, y in zip(g.parameters(), am.parameters_of(a)))
