@@ -21,9 +21,9 @@ __all__ = ['SFT_PRESETS', 'HELDOUT_BUILTINS', 'MUTATIONS', 'SFT_SOURCES', 'JOINT
            'last_checkpoint_step', 'train_agent', 'format_ok', 'evaluate_generator', 'repair_cases',
            'evaluate_optimizer', 'answer_entropy', 'probe_generator', 'plot_sft', 'sft_models', 'parse_sources',
            'sakana_rows', 'builtin_rows', 'run_sft', 'master_dtype', 'WarmStartError', 'check_warm_start',
-           'start_agents', 'JointConfig', 'joint_config', 'succeeded', 'raised_reward', 'keep_turns', 'joint_tasks',
-           'sample_episodes', 'train_on_turns', 'repair_entropy', 'run_joint', 'joint_table', 'joint_agents',
-           'SFTOptions', 'sft_args', 'sft_table', 'sft_command']
+           'start_agents', 'SFTOptions', 'sft_args', 'sft_table', 'sft_command', 'JointConfig', 'joint_config',
+           'succeeded', 'raised_reward', 'keep_turns', 'joint_tasks', 'sample_episodes', 'train_on_turns',
+           'repair_entropy', 'run_joint', 'joint_table', 'joint_agents']
 
 # %% ../nbs/12_sft.ipynb #2847b6e5
 @dataclass
@@ -1061,6 +1061,103 @@ def _take_optimizer_from(models, path: Path):
         src, _ = load_model(str(path/'optimizer' if (path/'optimizer').is_dir() else path))
         with models.use('optimizer') as m: m.load_state_dict(src.state_dict())
 
+# %% ../nbs/12_sft.ipynb #1f60fdc9
+@dataclass
+class SFTOptions(Record):
+    "What `cudarl-wb sft` asks of `run_sft`: each field is also a flag."
+    preset: str = option('tiny', 'tiny (CPU, minutes) or small (one GPU)')
+    model: str | None = option(None, 'a Hub name or model folder (LoRA agents), or an agents checkpoint folder to continue')
+    data: str = option('builtin', 'example sources, comma-separated: builtin, sakana:PATH_OR_HUB_NAME')
+    epochs: float | None = option(None, "epochs over the data instead of the preset's steps")
+    max_steps: int | None = option(None, "optimizer steps per agent instead of the preset's")
+    time_budget_s: float | None = option(None, "a cap on training seconds for both agents (default: the preset's)", flag='--time-budget')
+    out: str = option('sft_checkpoints', 'output folder')
+    evaluate: bool = option(True, 'skip the held-out measurement', flag='--no-eval')
+    eval_after_only: bool = option(False, 'measure after training only')
+    device: str | None = option(None, "where to train (default: the first GPU, else 'cpu')")
+    quantize: str | None = option(None, 'QLoRA: a 4-bit base (real checkpoints, needs bitsandbytes and a GPU)', choices=['4bit'])
+    keep_checkpoints: bool = option(False, 'keep the Trainer checkpoints in OUT/trainer')
+    progress: bool = option(True, 'no progress bars', flag='--no-progress')
+    stage: str = option('warm', "warm: the warm start from examples; joint: fine-tune the agents of --model (a warm start's folder) "
+                        "on their own successful turns (--set takes the joint stage's settings)", choices=['warm', 'joint'])
+
+# %% ../nbs/12_sft.ipynb #7c89aa8c
+def sft_args(p: argparse.ArgumentParser):
+    add_options(p, SFTOptions)
+    p.add_argument('--resume', action='store_true', help='continue from the checkpoints in OUT/trainer')
+    p.add_argument('--set', action='append', default=[], metavar='KEY=VALUE', help='override an SFTConfig setting (JSON value)')
+
+def _overrides(items: list[str]) -> dict:
+    out = {}
+    for it in items:
+        k, sep, v = it.partition('=')
+        if not sep: raise ValueError(f'--set wants KEY=VALUE, got {it!r}')
+        try: out[k.strip()] = json.loads(v)
+        except ValueError: out[k.strip()] = v
+    return out
+
+# %% ../nbs/12_sft.ipynb #97ac0cca
+def sft_table(metrics: dict) -> str:
+    "The result as a plain-text table: training per agent, then the held-out rates before and after."
+    tr, ev = metrics['train'], metrics['eval']
+    lines = [f"{metrics.get('what', 'SFT warm start')} of {metrics['model']} ({metrics['mode']}) on {metrics['device']}, Tester {metrics['tester']}",
+             f"{'agent':10s} {'examples':>8s} {'steps':>6s} {'seconds':>8s} {'tokens/s':>9s} {'loss first → last':>18s}"]
+    for a in ('generator', 'optimizer'):
+        if a in tr:
+            t = tr[a]
+            lines.append(f"{a:10s} {t['examples']:8d} {t['steps']:6d} {t['seconds']:8.1f} {t['tokens_per_s']:9.0f} "
+                         f"{t['loss_first'] or float('nan'):8.3f} → {t['loss_last'] or float('nan'):6.3f}  "
+                         f"(of {t.get('planned_steps')} planned; stopped by {t.get('stopped_by')})")
+    pk = metrics['peak_memory']
+    lines.append(f"peak memory: {pk['cpu_rss_gb']} GB host" + (f", {pk['gpu_gb']} GB GPU" if pk.get('gpu_gb') is not None else '')
+                 + f"; wall time {metrics['wall_seconds']:.0f} s (training {tr['seconds']:.0f} s, {tr['tokens_per_s']:.0f} tokens/s)")
+    h = metrics.get('entropy') or {}
+    if h.get('before') is not None or h.get('after') is not None:
+        lines.append(f"Generator entropy on held-out answers: {h.get('before')} → {h.get('after')} nats per token")
+    if ev.get('after') or ev.get('before'):
+        lines.append(f"{'held-out':28s} {'n':>4s} {'compile':>15s} {'format':>15s} {'correct':>15s}")
+        def cell(b, a, k):
+            f = lambda x: '  -' if x is None else f'{x:4.0%}'
+            return f"{f((b or {}).get(k))} → {f((a or {}).get(k))}".rjust(15)
+        for who in ('generator', 'optimizer'):
+            b, a = (ev.get('before') or {}).get(who), (ev.get('after') or {}).get(who)
+            ref = a or b
+            if not ref or not ref.get('n'): continue
+            lines.append(f"{who + ' (all)':28s} {ref['n']:4d} {cell(b, a, 'compile')} {cell(b, a, 'format')} {cell(b, a, 'correct')}")
+            for g, r in ref.get('groups', {}).items():
+                bg, ag = (b or {}).get('groups', {}).get(g), (a or {}).get('groups', {}).get(g)
+                lines.append(f"{'  ' + g:28s} {r['n']:4d} {cell(bg, ag, 'compile')} {cell(bg, ag, 'format')} {cell(bg, ag, 'correct')}")
+    return '\n'.join(lines)
+
+# %% ../nbs/12_sft.ipynb #2a956bff
+def sft_command(args) -> int:
+    from cudarl_wb.models import ModelUnavailableError
+    o = from_options(SFTOptions, args)
+    try:
+        if o.stage == 'joint': return _joint_command(o, args)
+        metrics = run_sft(o.preset, model=o.model, out=o.out, epochs=o.epochs, max_steps=o.max_steps, data=o.data,
+                          time_budget_s=o.time_budget_s, resume=args.resume,
+                          evaluate=False if not o.evaluate else ('after' if o.eval_after_only else True),
+                          progress=o.progress, device=o.device, quantize=o.quantize,
+                          keep_checkpoints=o.keep_checkpoints, **_overrides(args.set))
+    except (ModelUnavailableError, FileNotFoundError, ValueError, TypeError, KeyError, RuntimeError) as e:
+        print(f'cudarl-wb sft: {type(e).__name__}: {e}', file=sys.stderr); return 1
+    print(sft_table(metrics))
+    return 0
+
+def _joint_command(o: SFTOptions, args) -> int:
+    "`cudarl-wb sft --stage joint`: the joint stage on the agents of `--model`."
+    if not o.model: raise ValueError('--stage joint needs --model: the warm start to continue from (an agents folder)')
+    metrics = run_joint(o.model, out=o.out, preset=o.preset, device=o.device, evaluate=o.evaluate, progress=o.progress, **_overrides(args.set))
+    print(joint_table(metrics))
+    return 0
+
+def _main(argv: list[str] | None = None) -> int:
+    "`python -m cudarl_wb.sft ...`."
+    p = argparse.ArgumentParser(prog='python -m cudarl_wb.sft', description='Warm-start the Generator and Optimizer (SFT).')
+    sft_args(p)
+    return sft_command(p.parse_args(argv))
+
 # %% ../nbs/12_sft.ipynb #b0474fbc
 @dataclass
 class JointConfig(Record):
@@ -1178,22 +1275,25 @@ def run_joint(source=None, out='joint_checkpoints', preset: str = 'tiny', models
               progress: bool = True, threads: int | str | None = 'auto', log=print, eval_tasks=None, tasks=None, **overrides) -> dict:
     """Sample episodes with the warm-started agents of `source` (or `models`), keep the turns that raised the reward, fine-tune each
     agent on its own; write them to `out`. `tasks`: the tasks to sample (default `joint_tasks`); other keywords override `JointConfig`."""
+    import shutil
     from cudarl_wb.agents import Tester
     t_start, load, config = time.perf_counter(), _load_average(), joint_config(preset, **overrides)
     sft = sft_config(preset)
     models = models if models is not None else sft_models(preset, source, device)
     dev, out = models.parameters_of(models.agents[0])[0].device, Path(out)
     with Tester(evaluator=None if dev.type == 'cuda' else False, reward_preset=config.reward_preset) as tester:
-        tasks = [get_task(t) if isinstance(t, str) else t for t in eval_tasks] if eval_tasks is not None else heldout_tasks(sft.eval_procedural)
-        cases = repair_cases(tasks, sft.eval_repair, tester)
-        before = _measure(models, tasks, cases, tester, sft, evaluate); log(_joint_line('before', before))
+        held = [get_task(t) if isinstance(t, str) else t for t in eval_tasks] if eval_tasks is not None else heldout_tasks(sft.eval_procedural)
+        cases = repair_cases(held, sft.eval_repair, tester)
+        before = _measure(models, held, cases, tester, sft, evaluate); log(_joint_line('before', before))
         t0 = time.perf_counter()
         episodes = sample_episodes(models, joint_tasks(config) if tasks is None else tasks, tester, config, progress)
         kept, counts = keep_turns(episodes, tester.mode, config.per_task)
         sample_s = round(time.perf_counter() - t0, 1)
         log(f'sampled {len(episodes)} episodes ({tester.mode}) in {sample_s} s; kept ' + ', '.join(f"{a} {c['kept']}" for a, c in counts.items()))
-        train = train_on_turns(models, kept, config, sft, out.parent/f'.{out.name}-work', log, progress=progress, threads=threads)
-        after = _measure(models, tasks, cases, tester, sft, evaluate); log(_joint_line('after', after))
+        work = out.parent/f'.{out.name}-work'                  # the Trainer's checkpoints, gone once trained
+        train = train_on_turns(models, kept, config, sft, work, log, progress=progress, threads=threads)
+        shutil.rmtree(work, ignore_errors=True)
+        after = _measure(models, held, cases, tester, sft, evaluate); log(_joint_line('after', after))
         mode = tester.mode
     metrics = _joint_metrics(models, dev, mode, config, source, preset, episodes, kept, counts, sample_s, train, before, after, load, t_start)
     _write_joint(models, out, metrics, episodes, kept, before, after)
@@ -1251,103 +1351,6 @@ def joint_agents(models, out, preset: str = 'tiny', log=print, **kw):
     log(f"joint stage: episodes with the warm-started agents, each fine-tuned on its own successes → {out}")
     run_joint(out=out, preset=preset, models=models, log=log, **kw)
     return models
-
-# %% ../nbs/12_sft.ipynb #1f60fdc9
-@dataclass
-class SFTOptions(Record):
-    "What `cudarl-wb sft` asks of `run_sft`: each field is also a flag."
-    preset: str = option('tiny', 'tiny (CPU, minutes) or small (one GPU)')
-    model: str | None = option(None, 'a Hub name or model folder (LoRA agents), or an agents checkpoint folder to continue')
-    data: str = option('builtin', 'example sources, comma-separated: builtin, sakana:PATH_OR_HUB_NAME')
-    epochs: float | None = option(None, "epochs over the data instead of the preset's steps")
-    max_steps: int | None = option(None, "optimizer steps per agent instead of the preset's")
-    time_budget_s: float | None = option(None, "a cap on training seconds for both agents (default: the preset's)", flag='--time-budget')
-    out: str = option('sft_checkpoints', 'output folder')
-    evaluate: bool = option(True, 'skip the held-out measurement', flag='--no-eval')
-    eval_after_only: bool = option(False, 'measure after training only')
-    device: str | None = option(None, "where to train (default: the first GPU, else 'cpu')")
-    quantize: str | None = option(None, 'QLoRA: a 4-bit base (real checkpoints, needs bitsandbytes and a GPU)', choices=['4bit'])
-    keep_checkpoints: bool = option(False, 'keep the Trainer checkpoints in OUT/trainer')
-    progress: bool = option(True, 'no progress bars', flag='--no-progress')
-    stage: str = option('warm', "warm: the warm start from examples; joint: fine-tune the agents of --model (a warm start's folder) "
-                        "on their own successful turns (--set takes the joint stage's settings)", choices=['warm', 'joint'])
-
-# %% ../nbs/12_sft.ipynb #7c89aa8c
-def sft_args(p: argparse.ArgumentParser):
-    add_options(p, SFTOptions)
-    p.add_argument('--resume', action='store_true', help='continue from the checkpoints in OUT/trainer')
-    p.add_argument('--set', action='append', default=[], metavar='KEY=VALUE', help='override an SFTConfig setting (JSON value)')
-
-def _overrides(items: list[str]) -> dict:
-    out = {}
-    for it in items:
-        k, sep, v = it.partition('=')
-        if not sep: raise ValueError(f'--set wants KEY=VALUE, got {it!r}')
-        try: out[k.strip()] = json.loads(v)
-        except ValueError: out[k.strip()] = v
-    return out
-
-# %% ../nbs/12_sft.ipynb #97ac0cca
-def sft_table(metrics: dict) -> str:
-    "The result as a plain-text table: training per agent, then the held-out rates before and after."
-    tr, ev = metrics['train'], metrics['eval']
-    lines = [f"{metrics.get('what', 'SFT warm start')} of {metrics['model']} ({metrics['mode']}) on {metrics['device']}, Tester {metrics['tester']}",
-             f"{'agent':10s} {'examples':>8s} {'steps':>6s} {'seconds':>8s} {'tokens/s':>9s} {'loss first → last':>18s}"]
-    for a in ('generator', 'optimizer'):
-        if a in tr:
-            t = tr[a]
-            lines.append(f"{a:10s} {t['examples']:8d} {t['steps']:6d} {t['seconds']:8.1f} {t['tokens_per_s']:9.0f} "
-                         f"{t['loss_first'] or float('nan'):8.3f} → {t['loss_last'] or float('nan'):6.3f}  "
-                         f"(of {t.get('planned_steps')} planned; stopped by {t.get('stopped_by')})")
-    pk = metrics['peak_memory']
-    lines.append(f"peak memory: {pk['cpu_rss_gb']} GB host" + (f", {pk['gpu_gb']} GB GPU" if pk.get('gpu_gb') is not None else '')
-                 + f"; wall time {metrics['wall_seconds']:.0f} s (training {tr['seconds']:.0f} s, {tr['tokens_per_s']:.0f} tokens/s)")
-    h = metrics.get('entropy') or {}
-    if h.get('before') is not None or h.get('after') is not None:
-        lines.append(f"Generator entropy on held-out answers: {h.get('before')} → {h.get('after')} nats per token")
-    if ev.get('after') or ev.get('before'):
-        lines.append(f"{'held-out':28s} {'n':>4s} {'compile':>15s} {'format':>15s} {'correct':>15s}")
-        def cell(b, a, k):
-            f = lambda x: '  -' if x is None else f'{x:4.0%}'
-            return f"{f((b or {}).get(k))} → {f((a or {}).get(k))}".rjust(15)
-        for who in ('generator', 'optimizer'):
-            b, a = (ev.get('before') or {}).get(who), (ev.get('after') or {}).get(who)
-            ref = a or b
-            if not ref or not ref.get('n'): continue
-            lines.append(f"{who + ' (all)':28s} {ref['n']:4d} {cell(b, a, 'compile')} {cell(b, a, 'format')} {cell(b, a, 'correct')}")
-            for g, r in ref.get('groups', {}).items():
-                bg, ag = (b or {}).get('groups', {}).get(g), (a or {}).get('groups', {}).get(g)
-                lines.append(f"{'  ' + g:28s} {r['n']:4d} {cell(bg, ag, 'compile')} {cell(bg, ag, 'format')} {cell(bg, ag, 'correct')}")
-    return '\n'.join(lines)
-
-# %% ../nbs/12_sft.ipynb #2a956bff
-def sft_command(args) -> int:
-    from cudarl_wb.models import ModelUnavailableError
-    o = from_options(SFTOptions, args)
-    try:
-        if o.stage == 'joint': return _joint_command(o, args)
-        metrics = run_sft(o.preset, model=o.model, out=o.out, epochs=o.epochs, max_steps=o.max_steps, data=o.data,
-                          time_budget_s=o.time_budget_s, resume=args.resume,
-                          evaluate=False if not o.evaluate else ('after' if o.eval_after_only else True),
-                          progress=o.progress, device=o.device, quantize=o.quantize,
-                          keep_checkpoints=o.keep_checkpoints, **_overrides(args.set))
-    except (ModelUnavailableError, FileNotFoundError, ValueError, TypeError, KeyError, RuntimeError) as e:
-        print(f'cudarl-wb sft: {type(e).__name__}: {e}', file=sys.stderr); return 1
-    print(sft_table(metrics))
-    return 0
-
-def _joint_command(o: SFTOptions, args) -> int:
-    "`cudarl-wb sft --stage joint`: the joint stage on the agents of `--model`."
-    if not o.model: raise ValueError('--stage joint needs --model: the warm start to continue from (an agents folder)')
-    metrics = run_joint(o.model, out=o.out, preset=o.preset, device=o.device, evaluate=o.evaluate, progress=o.progress, **_overrides(args.set))
-    print(joint_table(metrics))
-    return 0
-
-def _main(argv: list[str] | None = None) -> int:
-    "`python -m cudarl_wb.sft ...`."
-    p = argparse.ArgumentParser(prog='python -m cudarl_wb.sft', description='Warm-start the Generator and Optimizer (SFT).')
-    sft_args(p)
-    return sft_command(p.parse_args(argv))
 
 # %% ../nbs/12_sft.ipynb #d5475a6c
 if __name__ == '__main__': sys.exit(_main())
