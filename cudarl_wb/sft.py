@@ -1272,9 +1272,9 @@ def _joint_line(when: str, m: dict) -> str:
 
 # %% ../nbs/12_sft.ipynb #1c72fa01
 def run_joint(source=None, out='joint_checkpoints', preset: str = 'tiny', models=None, device=None, evaluate: bool = True,
-              progress: bool = True, threads: int | str | None = 'auto', log=print, eval_tasks=None, tasks=None, **overrides) -> dict:
+              progress: bool = True, threads: int | str | None = 'auto', log=print, eval_tasks=None, sample_tasks=None, **overrides) -> dict:
     """Sample episodes with the warm-started agents of `source` (or `models`), keep the turns that raised the reward, fine-tune each
-    agent on its own; write them to `out`. `tasks`: the tasks to sample (default `joint_tasks`); other keywords override `JointConfig`."""
+    agent on its own; write them to `out`. `sample_tasks`: the tasks to sample (default `joint_tasks`); other keywords override `JointConfig`."""
     import shutil
     from cudarl_wb.agents import Tester
     t_start, load, config = time.perf_counter(), _load_average(), joint_config(preset, **overrides)
@@ -1286,7 +1286,7 @@ def run_joint(source=None, out='joint_checkpoints', preset: str = 'tiny', models
         cases = repair_cases(held, sft.eval_repair, tester)
         before = _measure(models, held, cases, tester, sft, evaluate); log(_joint_line('before', before))
         t0 = time.perf_counter()
-        episodes = sample_episodes(models, joint_tasks(config) if tasks is None else tasks, tester, config, progress)
+        episodes = sample_episodes(models, joint_tasks(config) if sample_tasks is None else sample_tasks, tester, config, progress)
         kept, counts = keep_turns(episodes, tester.mode, config.per_task)
         sample_s = round(time.perf_counter() - t0, 1)
         log(f'sampled {len(episodes)} episodes ({tester.mode}) in {sample_s} s; kept ' + ', '.join(f"{a} {c['kept']}" for a, c in counts.items()))

@@ -49,7 +49,7 @@ def test_joint_stage_keeps_the_improving_turns_and_trains_on_them(tmp_path):
     am = taught_agents(tmp_path/'teach')
     before = {a: [p.detach().clone() for p in am.parameters_of(a)] for a in am.agents}
     m = run_joint(models=am, out=tmp_path/'joint', evaluate=False, progress=False, threads=1, eval_tasks=['vector_mul'],
-                  tasks=['relu'], group_size=8, max_turns=2, max_new_tokens=160, per_task=3, epochs=1.0,
+                  sample_tasks=['relu'], group_size=8, max_turns=2, max_new_tokens=160, per_task=3, epochs=1.0,
                   temperature=0.5)     # taught briefly, the tiny agents write their lessons at a lower temperature
     print(joint_table(m))
     eps = load_transcripts(tmp_path/'joint'/'episodes.jsonl')
