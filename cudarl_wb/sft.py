@@ -1289,7 +1289,8 @@ def run_joint(source=None, out='joint_checkpoints', preset: str = 'tiny', models
         episodes = sample_episodes(models, joint_tasks(config) if sample_tasks is None else sample_tasks, tester, config, progress)
         kept, counts = keep_turns(episodes, tester.mode, config.per_task)
         sample_s = round(time.perf_counter() - t0, 1)
-        log(f'sampled {len(episodes)} episodes ({tester.mode}) in {sample_s} s; kept ' + ', '.join(f"{a} {c['kept']}" for a, c in counts.items()))
+        kept_line = ', '.join(f"{a} {c['kept']}" for a, c in counts.items()) or 'nothing'
+        log(f'sampled {len(episodes)} episodes ({tester.mode}) in {sample_s} s; kept {kept_line}')
         work = out.parent/f'.{out.name}-work'                  # the Trainer's checkpoints, gone once trained
         train = train_on_turns(models, kept, config, sft, work, log, progress=progress, threads=threads)
         shutil.rmtree(work, ignore_errors=True)
