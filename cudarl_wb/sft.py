@@ -14,13 +14,16 @@ from .core import *
 from .tasks import Task, TASKS, get_task, procedural_tasks
 
 # %% auto #0
-__all__ = ['SFT_PRESETS', 'HELDOUT_BUILTINS', 'MUTATIONS', 'SFT_SOURCES', 'SFTConfig', 'sft_config', 'heldout_tasks',
-           'task_group', 'probe_tasks', 'generator_rows', 'mutate', 'simulated_verdict', 'draw_mutants', 'repair_rows',
-           'row_task', 'render_row', 'encode_example', 'tokenize_rows', 'CompletionCollator', 'ShuffledBuckets',
-           'CosineSchedule', 'bf16_fast', 'last_checkpoint', 'last_checkpoint_step', 'train_agent', 'format_ok',
-           'evaluate_generator', 'repair_cases', 'evaluate_optimizer', 'answer_entropy', 'probe_generator', 'plot_sft',
-           'sft_models', 'parse_sources', 'sakana_rows', 'builtin_rows', 'run_sft', 'master_dtype', 'WarmStartError',
-           'check_warm_start', 'start_agents', 'SFTOptions', 'sft_args', 'sft_table', 'sft_command']
+__all__ = ['SFT_PRESETS', 'HELDOUT_BUILTINS', 'MUTATIONS', 'SFT_SOURCES', 'JOINT_PRESETS', 'SFTConfig', 'sft_config',
+           'heldout_tasks', 'task_group', 'probe_tasks', 'generator_rows', 'mutate', 'simulated_verdict',
+           'draw_mutants', 'repair_rows', 'row_task', 'render_row', 'encode_example', 'tokenize_rows', 'tokenize_pairs',
+           'CompletionCollator', 'ShuffledBuckets', 'CosineSchedule', 'bf16_fast', 'last_checkpoint',
+           'last_checkpoint_step', 'train_agent', 'format_ok', 'evaluate_generator', 'repair_cases',
+           'evaluate_optimizer', 'answer_entropy', 'probe_generator', 'plot_sft', 'sft_models', 'parse_sources',
+           'sakana_rows', 'builtin_rows', 'run_sft', 'master_dtype', 'WarmStartError', 'check_warm_start',
+           'start_agents', 'SFTOptions', 'sft_args', 'sft_table', 'sft_command', 'JointConfig', 'joint_config',
+           'succeeded', 'raised_reward', 'keep_turns', 'joint_tasks', 'sample_episodes', 'train_on_turns',
+           'repair_entropy', 'run_joint', 'joint_table', 'joint_agents']
 
 # %% ../nbs/12_sft.ipynb #2847b6e5
 @dataclass
@@ -296,10 +299,14 @@ def encode_example(tokenizer, messages: list[dict], completion: str, max_length:
 # %% ../nbs/12_sft.ipynb #98d85c3e
 def tokenize_rows(rows, tokenizer, max_length: int | None = None):
     "`(datasets.Dataset of input_ids/labels/length, number of rows dropped for length)`."
+    return tokenize_pairs((render_row(r) for r in rows), tokenizer, max_length)
+
+def tokenize_pairs(pairs, tokenizer, max_length: int | None = None):
+    "`tokenize_rows` for `(prompt messages, answer)` pairs."
     import datasets
     out, dropped = [], 0
-    for r in rows:
-        e = encode_example(tokenizer, *render_row(r), max_length=max_length)
+    for msgs, completion in pairs:
+        e = encode_example(tokenizer, msgs, completion, max_length=max_length)
         if e is None: dropped += 1
         else: out.append(e)
     if not out: return datasets.Dataset.from_dict({'input_ids': [], 'labels': [], 'length': []}), dropped
@@ -669,13 +676,17 @@ def evaluate_optimizer(models, cases: list[dict], tester, max_new_tokens: int = 
 def answer_entropy(models, tasks, agent: str = 'generator') -> float | None:
     "Mean per-token entropy (nats) of `agent` over the reference answers of `tasks` (those with a solution), teacher-forced."
     from cudarl_wb.agents import answer, generator_messages
+    return _entropy_of(models, agent, [(generator_messages(t), answer(t.solution)) for t in tasks if t.solution])
+
+def _entropy_of(models, agent: str, conversations) -> float | None:
+    "Mean per-token entropy (nats) of `agent` over the answers of `(messages, answer)` conversations, teacher-forced."
     total, n = 0.0, 0
     with torch.no_grad(), models.use(agent) as m:
         was, dev = m.training, next(m.parameters()).device
         m.eval()
         try:
-            for t in [t for t in tasks if t.solution]:
-                e = encode_example(models.tokenizer, generator_messages(t), answer(t.solution))
+            for msgs, ans in conversations:
+                e = encode_example(models.tokenizer, msgs, ans)
                 logp = m(input_ids=torch.tensor([e['input_ids']], device=dev)).logits[0, :-1].float().log_softmax(-1)
                 keep = torch.tensor(e['labels'][1:], device=dev) != -100
                 h = -(logp.exp() * logp).sum(-1)[keep]
@@ -717,7 +728,7 @@ def plot_sft(metrics: dict, path=None):
         ax.set_xticks(list(xs), [b[0] for b in bars]); ax.set_ylim(0, 1.12); ax.set_title(title, fontsize=10)
         ax.yaxis.set_major_formatter(lambda v, _: f'{v:.0%}')
     fig.axes[0].legend(loc='upper left', fontsize=8)
-    fig.suptitle(f"SFT warm start: {metrics.get('model')} on {metrics.get('device')} "
+    fig.suptitle(f"{metrics.get('what', 'SFT warm start')}: {metrics.get('model')} on {metrics.get('device')} "
                  f"({metrics.get('train', {}).get('seconds', 0):.0f} s of training)", fontsize=11)
     if path: fig.savefig(path, dpi=110)
     return fig
@@ -909,7 +920,7 @@ def _sft_metrics(models, dev, tester_mode, config, pairs, tasks, cases, train, b
         versions=dict(torch=torch.__version__, transformers=__import__('transformers').__version__))
 
 # %% ../nbs/12_sft.ipynb #e30683fd
-def _write_layout(models, out: Path, metrics: dict, eval_rows: dict, keep: Path | None = None):
+def _write_layout(models, out: Path, metrics: dict, eval_rows: dict, keep: Path | None = None, plot: bool = True):
     "The agents folder layout, replacing `out` atomically: the agents, metrics.json, the eval rows and the plot."
     import shutil
     with atomic_dir(out) as tmp:
@@ -918,7 +929,8 @@ def _write_layout(models, out: Path, metrics: dict, eval_rows: dict, keep: Path 
         (tmp/'agents').rmdir()
         atomic_write_json(tmp/'metrics.json', metrics)
         atomic_write_json(tmp/'eval_rows.json', eval_rows)
-        try: plot_sft(metrics, tmp/'sft_eval.png')
+        try:
+            if plot: plot_sft(metrics, tmp/'sft_eval.png')
         except Exception as e: warnings.warn(f'the plot failed: {type(e).__name__}: {e}')
         if keep is not None and keep.exists(): shutil.copytree(keep, tmp/'trainer')
 
@@ -1049,7 +1061,7 @@ def _take_optimizer_from(models, path: Path):
         src, _ = load_model(str(path/'optimizer' if (path/'optimizer').is_dir() else path))
         with models.use('optimizer') as m: m.load_state_dict(src.state_dict())
 
-# %% ../nbs/12_sft.ipynb #b0474fbc
+# %% ../nbs/12_sft.ipynb #1f60fdc9
 @dataclass
 class SFTOptions(Record):
     "What `cudarl-wb sft` asks of `run_sft`: each field is also a flag."
@@ -1066,6 +1078,8 @@ class SFTOptions(Record):
     quantize: str | None = option(None, 'QLoRA: a 4-bit base (real checkpoints, needs bitsandbytes and a GPU)', choices=['4bit'])
     keep_checkpoints: bool = option(False, 'keep the Trainer checkpoints in OUT/trainer')
     progress: bool = option(True, 'no progress bars', flag='--no-progress')
+    stage: str = option('warm', "warm: the warm start from examples; joint: fine-tune the agents of --model (a warm start's folder) "
+                        "on their own successful turns (--set takes the joint stage's settings)", choices=['warm', 'joint'])
 
 # %% ../nbs/12_sft.ipynb #7c89aa8c
 def sft_args(p: argparse.ArgumentParser):
@@ -1086,7 +1100,7 @@ def _overrides(items: list[str]) -> dict:
 def sft_table(metrics: dict) -> str:
     "The result as a plain-text table: training per agent, then the held-out rates before and after."
     tr, ev = metrics['train'], metrics['eval']
-    lines = [f"SFT warm start of {metrics['model']} ({metrics['mode']}) on {metrics['device']}, Tester {metrics['tester']}",
+    lines = [f"{metrics.get('what', 'SFT warm start')} of {metrics['model']} ({metrics['mode']}) on {metrics['device']}, Tester {metrics['tester']}",
              f"{'agent':10s} {'examples':>8s} {'steps':>6s} {'seconds':>8s} {'tokens/s':>9s} {'loss first → last':>18s}"]
     for a in ('generator', 'optimizer'):
         if a in tr:
@@ -1120,6 +1134,7 @@ def sft_command(args) -> int:
     from cudarl_wb.models import ModelUnavailableError
     o = from_options(SFTOptions, args)
     try:
+        if o.stage == 'joint': return _joint_command(o, args)
         metrics = run_sft(o.preset, model=o.model, out=o.out, epochs=o.epochs, max_steps=o.max_steps, data=o.data,
                           time_budget_s=o.time_budget_s, resume=args.resume,
                           evaluate=False if not o.evaluate else ('after' if o.eval_after_only else True),
@@ -1130,11 +1145,213 @@ def sft_command(args) -> int:
     print(sft_table(metrics))
     return 0
 
+def _joint_command(o: SFTOptions, args) -> int:
+    "`cudarl-wb sft --stage joint`: the joint stage on the agents of `--model`."
+    if not o.model: raise ValueError('--stage joint needs --model: the warm start to continue from (an agents folder)')
+    metrics = run_joint(o.model, out=o.out, preset=o.preset, device=o.device, evaluate=o.evaluate, progress=o.progress, **_overrides(args.set))
+    print(joint_table(metrics))
+    return 0
+
 def _main(argv: list[str] | None = None) -> int:
     "`python -m cudarl_wb.sft ...`."
     p = argparse.ArgumentParser(prog='python -m cudarl_wb.sft', description='Warm-start the Generator and Optimizer (SFT).')
     sft_args(p)
     return sft_command(p.parse_args(argv))
+
+# %% ../nbs/12_sft.ipynb #b0474fbc
+@dataclass
+class JointConfig(Record):
+    "How the joint stage samples, selects and fine-tunes."
+    tasks: dict = field(default_factory=lambda: {'elementwise': 8, 'rowreduce': 4, 'broadcast': 4})   # training compositions per family
+    group_size: int = 4                # episodes per task
+    max_turns: int = 3                 # a Generator turn and up to two Optimizer turns
+    temperature: float = 1.0
+    max_new_tokens: int = 640
+    threshold: float = 0.8             # an episode stops once a turn reaches this reward (as in RL)
+    reward_preset: str = 'ours'
+    per_task: int = 2                  # at most this many distinct kept turns per agent and task
+    epochs: float = 2.0                # passes over each agent's kept turns
+    learning_rate: float = 5e-4
+    warmup_steps: int = 2
+    batch_size: int | None = None      # None: the warm start's preset's
+    seed: int = 1                      # the warm start drew its compositions with seed 0
+
+# %% ../nbs/12_sft.ipynb #97b153f1
+JOINT_PRESETS = {
+    'tiny': JointConfig(),
+    'small': JointConfig(tasks={'elementwise': 24, 'rowreduce': 12, 'broadcast': 12}, group_size=8, per_task=4,
+                         learning_rate=1e-4, warmup_steps=4, batch_size=8),
+}
+
+def joint_config(preset: str = 'tiny', **overrides) -> JointConfig:
+    "The joint stage's settings for `preset` (real checkpoints use `small`'s), with `overrides`."
+    unknown = set(overrides) - {f.name for f in dataclasses.fields(JointConfig)}
+    if unknown: raise TypeError(f'unknown joint-stage settings {sorted(unknown)}')
+    return dataclasses.replace(JOINT_PRESETS.get(preset, JOINT_PRESETS['small']), **overrides)
+
+# %% ../nbs/12_sft.ipynb #c7a90a40
+def succeeded(report, mode: str) -> bool:
+    "Correct (with `full` rewards), or compiled with the task's launcher (`compile-only`)."
+    if mode == 'full': return report.verdict is Verdict.CORRECT
+    return bool(report.compile.ok) and format_ok(report)
+
+def raised_reward(turn, previous, mode: str) -> bool:
+    "Whether `turn` is worth learning from: a successful first turn, or an Optimizer turn that improved on `previous`."
+    if not succeeded(turn.report, mode): return False
+    if previous is None: return True
+    if turn.report.reward.total <= previous.report.reward.total: return False
+    return mode == 'full' or not previous.report.compile.ok
+
+# %% ../nbs/12_sft.ipynb #162e1e51
+def keep_turns(episodes, mode: str, per_task: int = 2) -> tuple[list[dict], dict]:
+    "`(kept turns, counts per agent)`: the turns that raised the reward, distinct by kernel, at most `per_task` per agent and task."
+    from cudarl_wb.episode import code_key
+    found = [dict(agent=t.agent, task=e.task, episode=e.label, turn=t.index, verdict=t.report.verdict.value,
+                  reward=t.report.reward.total, previous_verdict=p.report.verdict.value if p else None,
+                  previous_reward=p.report.reward.total if p else None, key=code_key(t.report.code),
+                  messages=t.messages, completion=t.generation.text)
+             for e in episodes for i, t in enumerate(e.turns) for p in [e.turns[i - 1] if i else None] if raised_reward(t, p, mode)]
+    kept, seen, counts = [], set(), {}
+    for k in sorted(found, key=lambda k: -k['reward']):          # a stable sort: episode order among equals
+        c = counts.setdefault(k['agent'], dict(improving=0, repeated=0, over_cap=0, kept=0, tasks=set()))
+        c['improving'] += 1
+        if (k['agent'], k['task'], k['key']) in seen: c['repeated'] += 1; continue
+        if sum(x['agent'] == k['agent'] and x['task'] == k['task'] for x in kept) >= per_task: c['over_cap'] += 1; continue
+        seen.add((k['agent'], k['task'], k['key'])); kept.append(k); c['kept'] += 1; c['tasks'].add(k['task'])
+    return kept, {a: {**c, 'tasks': len(c['tasks'])} for a, c in counts.items()}
+
+# %% ../nbs/12_sft.ipynb #bb976db4
+def joint_tasks(config: JointConfig) -> list[Task]:
+    "`config.tasks[family]` training-split compositions per family."
+    return [t for fam, n in config.tasks.items() if n for t in procedural_tasks(n, seed=config.seed, split='train', family=fam)]
+
+def sample_episodes(models, tasks, tester, config: JointConfig, progress: bool = False) -> list:
+    "`config.group_size` episodes per task with the agents of `models` sampling at `config.temperature`, judged by `tester`."
+    from cudarl_wb.agents import Generator, Optimizer, Sampling
+    from cudarl_wb.episode import run_episodes
+    s = Sampling(temperature=config.temperature, max_new_tokens=config.max_new_tokens)
+    with _generation_threads(models):
+        return run_episodes(tasks, Generator(models, sampling=s), Optimizer(models, sampling=s), tester, group_size=config.group_size,
+                            max_turns=config.max_turns, threshold=config.threshold, progress=progress, seed=config.seed)
+
+# %% ../nbs/12_sft.ipynb #7dec7138
+def train_on_turns(models, kept: list[dict], config: JointConfig, sft: SFTConfig, work: Path, log=print, **kw) -> dict:
+    "Fine-tune each agent of `models` on its own `kept` turns with `train_agent`; the per-agent results (keywords go to `train_agent`)."
+    sft = dataclasses.replace(sft, learning_rate=config.learning_rate, warmup_steps=config.warmup_steps, eval_every=0,
+                              save_every_s=None, batch_size=config.batch_size or sft.batch_size)
+    out = {}
+    for agent in models.agents:
+        ds, too_long = tokenize_pairs([(k['messages'], k['completion']) for k in kept if k['agent'] == agent], models.tokenizer,
+                                      sft.max_length if agent == 'generator' else sft.max_length_optimizer)
+        if not len(ds): log(f'{agent}: no kept turns, left as it was'); continue
+        out[agent] = {**train_agent(models, agent, ds, sft, work/agent, epochs=config.epochs, **kw), 'too_long': too_long}
+        log(f"{agent}: {len(ds)} kept turns, {out[agent]['steps']} steps in {out[agent]['seconds']:.0f} s, "
+            f"loss {out[agent]['loss_first']:.3f} → {out[agent]['loss_last']:.3f}")
+    return out
+
+# %% ../nbs/12_sft.ipynb #999ba9f1
+def repair_entropy(models, cases: list[dict]) -> float | None:
+    "Mean per-token entropy (nats) of the Optimizer over the correct kernels of repair `cases`, teacher-forced."
+    from cudarl_wb.agents import answer, optimizer_messages, strategies_of
+    convs = [(optimizer_messages(c['task'], c['kernel'], c['feedback'], tried=strategies_of(c['kernel']) or None), answer(c['task'].solution))
+             for c in cases if c['task'].solution]
+    return _entropy_of(models, 'optimizer', convs)
+
+# %% ../nbs/12_sft.ipynb #80f4583f
+def _measure(models, tasks, cases, tester, sft: SFTConfig, evaluate: bool) -> dict:
+    "The held-out rates of both agents (with `evaluate`) and their entropies per token."
+    ev = _evaluate(models, tasks, cases, tester, sft) if evaluate else {}
+    return dict(ev, entropy=dict(generator=answer_entropy(models, tasks), optimizer=repair_entropy(models, cases)))
+
+def _joint_line(when: str, m: dict) -> str:
+    g, o, h = m.get('generator') or {}, m.get('optimizer') or {}, m['entropy']
+    pct = lambda x: '-' if x is None else f'{x:.0%}'
+    rates = (f"Generator compile {pct(g.get('compile'))}, correct {pct(g.get('correct'))}; Optimizer repairs compile "
+             f"{pct(o.get('compile'))}, correct {pct(o.get('correct'))}; ") if g else ''
+    return f"{when}: {rates}entropy {h['generator']} (Generator), {h['optimizer']} (Optimizer) nats/token"
+
+# %% ../nbs/12_sft.ipynb #1c72fa01
+def run_joint(source=None, out='joint_checkpoints', preset: str = 'tiny', models=None, device=None, evaluate: bool = True,
+              progress: bool = True, threads: int | str | None = 'auto', log=print, eval_tasks=None, sample_tasks=None, **overrides) -> dict:
+    """Sample episodes with the warm-started agents of `source` (or `models`), keep the turns that raised the reward, fine-tune each
+    agent on its own; write them to `out`. `sample_tasks`: the tasks to sample (default `joint_tasks`); other keywords override `JointConfig`."""
+    import shutil
+    from cudarl_wb.agents import Tester
+    t_start, load, config = time.perf_counter(), _load_average(), joint_config(preset, **overrides)
+    sft = sft_config(preset)
+    models = models if models is not None else sft_models(preset, source, device)
+    dev, out = models.parameters_of(models.agents[0])[0].device, Path(out)
+    with Tester(evaluator=None if dev.type == 'cuda' else False, reward_preset=config.reward_preset) as tester:
+        held = [get_task(t) if isinstance(t, str) else t for t in eval_tasks] if eval_tasks is not None else heldout_tasks(sft.eval_procedural)
+        cases = repair_cases(held, sft.eval_repair, tester)
+        before = _measure(models, held, cases, tester, sft, evaluate); log(_joint_line('before', before))
+        t0 = time.perf_counter()
+        episodes = sample_episodes(models, joint_tasks(config) if sample_tasks is None else sample_tasks, tester, config, progress)
+        kept, counts = keep_turns(episodes, tester.mode, config.per_task)
+        sample_s = round(time.perf_counter() - t0, 1)
+        kept_line = ', '.join(f"{a} {c['kept']}" for a, c in counts.items()) or 'nothing'
+        log(f'sampled {len(episodes)} episodes ({tester.mode}) in {sample_s} s; kept {kept_line}')
+        work = out.parent/f'.{out.name}-work'                  # the Trainer's checkpoints, gone once trained
+        train = train_on_turns(models, kept, config, sft, work, log, progress=progress, threads=threads)
+        shutil.rmtree(work, ignore_errors=True)
+        after = _measure(models, held, cases, tester, sft, evaluate); log(_joint_line('after', after))
+        mode = tester.mode
+    metrics = _joint_metrics(models, dev, mode, config, source, preset, episodes, kept, counts, sample_s, train, before, after, load, t_start)
+    _write_joint(models, out, metrics, episodes, kept, before, after)
+    log(f"wrote {out} in {metrics['wall_seconds']:.0f} s")
+    return metrics
+
+# %% ../nbs/12_sft.ipynb #6ad5708c
+def _joint_metrics(models, dev, mode, config, source, preset, episodes, kept, counts, sample_s, train, before, after, load, t_start) -> dict:
+    by_agent = {}
+    for e in episodes:
+        for t in e.turns: by_agent[t.agent] = by_agent.get(t.agent, 0) + 1
+    seconds, tokens = sum(t['seconds'] for t in train.values()), sum(t['tokens'] for t in train.values())
+    gpu = [t['peak_gpu_gb'] for t in train.values() if t['peak_gpu_gb'] is not None]
+    rates = lambda m: _rates_only(m) if 'generator' in m else None
+    return dict(what='Joint stage', preset=preset, model=str(source or preset), mode=models.mode, device=_device_name(dev), tester=mode,
+                joint=config.to_dict(), sampled=dict(episodes=len(episodes), turns=by_agent, seconds=sample_s), kept=counts,
+                train=dict(seconds=round(seconds, 1), tokens=tokens, tokens_per_s=round(tokens / max(seconds, 1e-9), 1),
+                           **{a: {k: v for k, v in t.items() if k != 'losses'} for a, t in train.items()}),
+                losses={a: t['losses'] for a, t in train.items()}, eval=dict(before=rates(before), after=rates(after)),
+                entropy={w: m['entropy']['generator'] for w, m in (('before', before), ('after', after))},
+                optimizer_entropy={w: m['entropy']['optimizer'] for w, m in (('before', before), ('after', after))},
+                wall_seconds=round(time.perf_counter() - t_start, 1), peak_memory=dict(cpu_rss_gb=_peak_rss_gb(), gpu_gb=max(gpu) if gpu else None),
+                load_average=dict(start=load, end=_load_average()))
+
+# %% ../nbs/12_sft.ipynb #0ccbb47c
+def _write_joint(models, out: Path, metrics: dict, episodes, kept: list[dict], before: dict, after: dict):
+    from cudarl_wb.episode import save_transcripts
+    rows = {w: {a: (ev.get(a) or {}).get('rows') for a in ('generator', 'optimizer')} for w, ev in (('before', before), ('after', after))}
+    _write_layout(models, out, metrics, rows, plot=bool(metrics['eval']['after'] or metrics['eval']['before']))
+    save_transcripts(out/'episodes.jsonl', episodes)
+    atomic_write(out/'kept.jsonl', ''.join(json.dumps({k: v for k, v in x.items() if k != 'key'}) + '\n' for x in kept))
+
+# %% ../nbs/12_sft.ipynb #998f15f2
+def joint_table(metrics: dict) -> str:
+    "The sampled episodes, the kept turns per agent and the entropies, then `sft_table`."
+    s, j = metrics['sampled'], metrics['joint']
+    lines = [f"{s['episodes']} episodes of up to {j['max_turns']} turns sampled at temperature {j['temperature']} in {s['seconds']} s "
+             f"(Tester {metrics['tester']})"]
+    for a in ('generator', 'optimizer'):
+        c = metrics['kept'].get(a) or dict(improving=0, repeated=0, over_cap=0, kept=0, tasks=0)
+        lines.append(f"{a:10s} kept {c['kept']:4d} of {s['turns'].get(a, 0)} turns on {c['tasks']} tasks: {c['improving']} raised the "
+                     f"reward, {c['repeated']} repeated a kept kernel, {c['over_cap']} over the cap of {j['per_task']} per task")
+    h, oh = metrics['entropy'], metrics['optimizer_entropy']
+    lines.append(f"entropy per token: Generator {h['before']} → {h['after']}, Optimizer {oh['before']} → {oh['after']} nats")
+    return '\n'.join(lines) + '\n' + sft_table(metrics)
+
+# %% ../nbs/12_sft.ipynb #08b45ae3
+def joint_agents(models, out, preset: str = 'tiny', log=print, **kw):
+    "`models` after the joint stage, written to `out` (reloaded from `out` when a finished stage is there); keywords go to `run_joint`."
+    out = Path(out)
+    dev = models.parameters_of(models.agents[0])[0].device
+    if (out/'metrics.json').exists():
+        log(f'joint stage: reusing {out}')
+        return start_agents(out, device=dev, log=log)
+    log(f"joint stage: episodes with the warm-started agents, each fine-tuned on its own successes → {out}")
+    run_joint(out=out, preset=preset, models=models, log=log, **kw)
+    return models
 
 # %% ../nbs/12_sft.ipynb #d5475a6c
 if __name__ == '__main__': sys.exit(_main())

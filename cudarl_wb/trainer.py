@@ -18,7 +18,7 @@ from .curriculum import Curriculum, tiers_from_tasks, task_set, heldout_split, _
 from .agents import Generator, Optimizer, Sampling, Tester
 from .episode import Episode, Turn, run_episodes, save_transcripts, load_transcripts, _sample_turn, _add_turn, _credit
 from .gpu_planner import memory_check
-from .sft import start_agents, master_dtype, _device_name, WarmStartError
+from .sft import start_agents, joint_agents, master_dtype, _device_name, WarmStartError
 from .grpo import Sample, StepConfig, samples_of, grpo_step, _batched_logprobs, pass_rates, informative_tasks
 
 # %% auto #0
@@ -53,6 +53,7 @@ class GRPOConfig(StepConfig):
     demote: bool = option(True, 'never fall back a curriculum tier', flag='--no-demote')
     sft_budget_s: float = option(600.0, "a cap in seconds on a preset's SFT warm start, which runs the preset's steps (0: no warm start)", flag='--sft-budget')
     min_warm_compile: float = option(0.5, 'refuse a warm start whose held-out compile rate is under this (0: never refuse)')
+    joint_sft: bool = option(False, "after the warm start, fine-tune each agent on its own successful turns (the joint stage, 12_sft)")
     time_budget_s: float | None = option(None, 'stop training after this many seconds (then evaluate and save)', flag='--time-budget')
     seed: int = option(0, 'random seed')
 
@@ -190,9 +191,11 @@ def _prepare_process(device):
 def _start_agents(self: GRPOTrainer, resuming: bool):
     cfg = self.cfg
     if resuming: return start_agents(self.out/'last'/'agents', device=self.device, seed=cfg.seed, log=self.log)
-    return start_agents(cfg.generator_checkpoint or cfg.preset, optimizer_source=cfg.optimizer_checkpoint,
-                        sft_out=self.out/'sft', sft_budget_s=cfg.sft_budget_s, device=self.device, seed=cfg.seed, log=self.log,
-                        min_compile=cfg.min_warm_compile or None)
+    models = start_agents(cfg.generator_checkpoint or cfg.preset, optimizer_source=cfg.optimizer_checkpoint,
+                          sft_out=self.out/'sft', sft_budget_s=cfg.sft_budget_s, device=self.device, seed=cfg.seed, log=self.log,
+                          min_compile=cfg.min_warm_compile or None)
+    if not cfg.joint_sft: return models
+    return joint_agents(models, self.out/'joint', cfg.preset, log=self.log, evaluate=False, progress=False, reward_preset=cfg.reward_preset)
 
 @patch
 def _adapt(self: GRPOTrainer):
