@@ -5,11 +5,11 @@
 #                                    # tier-0/1 correct per group, the Optimizer's repair correctness, entropies, wall time
 #   bash runs/joint_small.sh rl      # GRPO from each, side by side on the card, RL_SECONDS each (default 360), then the figure
 #   bash runs/joint_small.sh all     # the three in turn
-# Each stage is sized to fit in ten minutes on an H100 (estimated from earlier runs of small, not yet measured). Logs, metrics and the figure go to $LOGDIR (default /tmp/gpu_logs);
+# Each stage is sized to fit in ten minutes on an H100 (estimated from earlier runs of small, not yet measured). Logs, metrics and the figure go to $LOGDIR (default runs/joint_logs);
 # checkpoints to runs/. More `cudarl-wb train` flags: GRPO_EXTRA; more joint-stage settings: JOINT_SET (e.g. "--set group_size=4").
 set -uo pipefail
-export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 CUDARL_CACHE=${CUDARL_CACHE:-/tmp/cudarl_cache}
-LOGDIR=${LOGDIR:-/tmp/gpu_logs}; mkdir -p "$LOGDIR"
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 CUDARL_CACHE=${CUDARL_CACHE:-$HOME/.cache/cudarl_wb}
+LOGDIR=${LOGDIR:-runs/joint_logs}; mkdir -p "$LOGDIR"
 stage=${1:-all} rl_s=${RL_SECONDS:-360}
 # the LoRA GRPO recipe of small (LOG.md: 8 tasks x 8 episodes a step at 1e-3 on the held-out tier-0/1 compositions)
 GRPO=(--preset small --num-episodes 1000000 --learning-rate 1e-3 --batch-size 8 --group-size 8 --eval-tasks 64 --eval-every 3
