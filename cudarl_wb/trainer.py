@@ -280,10 +280,7 @@ def _check_job(tester, checker, pairs):
 # %% ../nbs/14_trainer.ipynb #fc9efa9d
 def _timed_reports(tester, tasks, crs, checked) -> list:
     "Time the candidates `checked` found correct (in the window) and write every report."
-    benches = list(checked)
-    redo = [i for i, b in enumerate(checked) if b.verdict is Verdict.CORRECT]
-    if redo:
-        for i, b in zip(redo, tester._bench([tasks[i] for i in redo], [crs[i] for i in redo])): benches[i] = b
+    benches = tester.evaluator.time_checked(list(zip(tasks, crs, checked)))
     return [tester._report(t, cr, b) for t, cr, b in zip(tasks, crs, benches)]
 
 # %% ../nbs/14_trainer.ipynb #34dc4104
@@ -588,6 +585,13 @@ def train_args(p: argparse.ArgumentParser):
     p.add_argument('--no-plan', action='store_true', help='skip the GPU planner')
 
 # %% ../nbs/14_trainer.ipynb #58d52a64
+def _timing_gib(cfg) -> float:
+    "The largest timing shape's inputs and outputs among the tiers a run starts on, for the planner's evaluator."
+    from cudarl_wb.gpu_planner import GIB, TIMING_GIB
+    pool = [t for t in training_tasks(cfg)[0] if t.tier <= cfg.start_tier + 1]
+    return max((t.nbytes(t.timing_shape) for t in pool), default=TIMING_GIB * GIB) / GIB
+
+# %% ../nbs/14_trainer.ipynb #cc645624
 def train_command(args) -> int:
     cfg = from_options(GRPOConfig, args)
     device = plan = None
@@ -596,7 +600,8 @@ def train_command(args) -> int:
         try:
             plan = plan_training(_plan_target(cfg), lora=_trains_lora(cfg),
                                  rollout_batch=cfg.batch_size, group_size=cfg.group_size,   # tasks; the planner multiplies by the group
-                                 seq_len=1024 + cfg.max_new_tokens)
+                                 seq_len=1024 + cfg.max_new_tokens, micro_batch=cfg.micro_batch, gradient_checkpointing=False,
+                                 timing_gib=_timing_gib(cfg))
             print(plan.summary()); device = plan.device_for('generator')
         except PlanError as e:
             print(f'cudarl-wb train: the plan does not fit, nothing was run.\n{e}', file=sys.stderr); return 2
