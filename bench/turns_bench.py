@@ -136,7 +136,7 @@ def figure(rows, a, path: Path):
         ax.bar([i + w / 2 for i in idx], [r[f'{key}_end'] for r in rows], w, label=f'after {a.steps} steps', color='#4c72b0')
         ax.set_xticks(list(idx)); ax.set_xticklabels(x)
         ax.set_title(f'GRPO at {a.budget} answers per task per step', fontsize=9)
-    ax.set_ylim(0, 1.05); ax.set_ylabel('rate'); ax.legend(fontsize=8, loc='lower right')
+    ax.set_ylim(0, 1.05); ax.set_ylabel('rate'); ax.legend(fontsize=8, loc='upper right')
     fig.tight_layout(); fig.savefig(path, dpi=120); plt.close(fig)
 
 
