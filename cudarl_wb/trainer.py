@@ -66,7 +66,7 @@ def lr_for(self: GRPOConfig, mode: str) -> float:
     if self.learning_rate is not None: return self.learning_rate
     if mode == 'lora': return 2e-5
     if mode == 'adapted': return 3e-4      # LoRA on our copies takes ten times the rate of full weights (see LOG.md)
-    return 1e-5 if self.preset == 'small' else 2e-5
+    return 1e-5 if self.preset == 'small' else 5e-5
 
 # %% ../nbs/14_trainer.ipynb #ae3344ed
 def heldout_compositions(n: int, seed: int = 0) -> list:
