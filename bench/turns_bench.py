@@ -21,7 +21,8 @@ Run from the repository root:
     python bench/turns_bench.py --warm DIR                                  # CPU: compile-only, eval mode
     python bench/turns_bench.py --warm DIR --mode train --steps 6           # CPU: training, tiny scale
     python bench/turns_bench.py --warm DIR --budget 8 --tasks 64 --device cuda                 # GPU: full reward
-    python bench/turns_bench.py --warm DIR --mode train --steps 20 --device cuda --eval-tasks 96
+    python bench/turns_bench.py --warm DIR --mode train --steps 10 --device cuda --preset small --lora-rank 16 \
+        --learning-rate 1e-3 --batch-size 8 --eval-tasks 128
 
 Prints a table and writes bench/results/turns_bench_<mode>[_cpu].json and a figure beside it (.png),
 under $OUT when it is set.
@@ -49,6 +50,8 @@ def parse(argv=None):
     ap.add_argument('--batch-size', type=int, default=2, help='tasks per step (train mode)')
     ap.add_argument('--eval-tasks', type=int, default=40, help='held-out compositions of the trainer (train mode)')
     ap.add_argument('--learning-rate', type=float, default=None, help='(train mode; default: the trainer\'s)')
+    ap.add_argument('--preset', default='tiny', choices=['tiny', 'small'], help='the preset the warm start was made from (train mode: its learning rate)')
+    ap.add_argument('--lora-rank', type=int, default=0, help='LoRA adapters on the copies (train mode)')
     ap.add_argument('--device', default='cpu')
     ap.add_argument('--seed', type=int, default=0)
     ap.add_argument('--out', default=None, help='JSON path')
@@ -56,6 +59,8 @@ def parse(argv=None):
     a.turns = [int(t) for t in a.turns.split(',')]
     bad = [t for t in a.turns if a.budget % t]
     if bad: ap.error(f'--budget {a.budget} is not a multiple of --turns {bad}')
+    if a.mode == 'train' and a.budget // max(a.turns) < 2:
+        ap.error('train mode needs groups of at least 2 episodes: --budget at least twice the largest --turns')
     return a
 
 
@@ -103,7 +108,7 @@ def run_train(a) -> list[dict]:
     for T in a.turns:
         G = a.budget // T
         with tempfile.TemporaryDirectory() as tmp:
-            cfg = GRPOConfig(preset='tiny', generator_checkpoint=a.warm, output_dir=str(Path(tmp)/'rl'), group_size=G,
+            cfg = GRPOConfig(preset=a.preset, lora_rank=a.lora_rank, generator_checkpoint=a.warm, output_dir=str(Path(tmp)/'rl'), group_size=G,
                              max_turns=T, batch_size=a.batch_size, num_episodes=a.steps * a.batch_size * G,
                              eval_tasks=a.eval_tasks, temperature=a.temperature, threshold=a.threshold,
                              max_new_tokens=a.max_new_tokens, learning_rate=a.learning_rate, seed=a.seed)
