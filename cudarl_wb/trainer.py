@@ -34,7 +34,7 @@ class GRPOConfig(StepConfig):
     generator_checkpoint: str | None = option(None, 'Hub name, local folder, or an SFT/RL output folder')
     optimizer_checkpoint: str | None = option(None, 'take the Optimizer from another folder')
     output_dir: str = option('rl_checkpoints', 'the run folder')
-    num_episodes: int = option(160, 'episodes to train on (steps × batch size × group size)')
+    num_episodes: int = option(128, 'episodes to train on (steps × batch size × group size)')
     batch_size: int = option(2, 'tasks per step')
     group_size: int = option(8, 'episodes per task (the G of GRPO)')
     max_turns: int = option(2, 'turns per episode')
