@@ -171,7 +171,7 @@ class StepConfig(Record):
     baseline: str = option('turn_loo', "what a return is compared with: the task's other samples at the same turn (TRLOO) or its group's mean",
                            choices=['turn_loo', 'group'])
     scale: str = option('group', "advantage scaling: 'none' is Dr. GRPO's", choices=['group', 'batch', 'none'])
-    min_std: float = option(0.0, "floor of a group's reward std under --scale group (0: none)")
+    min_std: float = option(0.05, "floor of a group's reward std under --scale group (0: none)")
     loss_mode: str = option('token', 'how per-token losses are averaged', choices=['token', 'sequence', 'dr_grpo'])
     epochs: int = option(1, 'passes over each batch')
     micro_batch: int = option(8, 'turns per forward pass (gradients accumulate)')

@@ -34,7 +34,7 @@ class GRPOConfig(StepConfig):
     generator_checkpoint: str | None = option(None, 'Hub name, local folder, or an SFT/RL output folder')
     optimizer_checkpoint: str | None = option(None, 'take the Optimizer from another folder')
     output_dir: str = option('rl_checkpoints', 'the run folder')
-    num_episodes: int = option(48, 'episodes to train on (steps × batch size × group size)')
+    num_episodes: int = option(128, 'episodes to train on (steps × batch size × group size)')
     batch_size: int = option(2, 'tasks per step')
     group_size: int = option(8, 'episodes per task (the G of GRPO)')
     max_turns: int = option(2, 'turns per episode')
@@ -47,9 +47,9 @@ class GRPOConfig(StepConfig):
     suite: bool = option(True, 'train on procedural compositions only, the kind the held-out set holds', flag='--no-suite')
     tasks: str = option('builtin,procedural', 'training tasks: builtin, tier:K, procedural[:N], kernelbench:PATH[:LEVELS], joined with , or +')
     pipeline: bool = option(True, 'generate every group, then judge them all (no judging during generation)', flag='--no-pipeline')
-    eval_tasks: int = option(8, 'held-out procedural compositions, evaluated greedily')
+    eval_tasks: int = option(40, 'held-out procedural compositions, evaluated greedily')
     eval_every: int = option(0, 'steps between evaluations (0: at the start and the end)')
-    start_tier: int = option(0, 'the curriculum tier to start at')
+    start_tier: int = option(1, 'the curriculum tier to start at')
     demote: bool = option(True, 'never fall back a curriculum tier', flag='--no-demote')
     sft_budget_s: float = option(600.0, "a cap in seconds on a preset's SFT warm start, which runs the preset's steps (0: no warm start)", flag='--sft-budget')
     min_warm_compile: float = option(0.5, 'refuse a warm start whose held-out compile rate is under this (0: never refuse)')
@@ -67,7 +67,7 @@ def lr_for(self: GRPOConfig, mode: str) -> float:
     if self.learning_rate is not None: return self.learning_rate
     if mode == 'lora': return 2e-5
     if mode == 'adapted': return 3e-4      # LoRA on our copies takes ten times the rate of full weights (see LOG.md)
-    return 1e-5 if self.preset == 'small' else 1e-4
+    return 1e-5 if self.preset == 'small' else 5e-5
 
 # %% ../nbs/14_trainer.ipynb #ae3344ed
 def heldout_compositions(n: int, seed: int = 0) -> list:
