@@ -245,7 +245,8 @@ def _curriculum(self: GRPOTrainer, resuming: bool) -> Curriculum:
     cfg = self.cfg
     cur = Curriculum(tiers_from_tasks(self.pool), window=max(16, cfg.batch_size * cfg.group_size * 2),
                      gpu=self.mode == 'full', seed=cfg.seed, demote=cfg.demote)
-    if cfg.start_tier and not resuming: cur.set_tier(cfg.start_tier, reason=f'start_tier={cfg.start_tier}')
+    start = max((t for t in cur.tiers if t <= cfg.start_tier), default=cur.tiers[0])   # a task set may lack that tier
+    if start != cur.tier and not resuming: cur.set_tier(start, reason=f'start_tier={cfg.start_tier}')
     return cur
 
 @patch
