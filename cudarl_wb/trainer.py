@@ -6,7 +6,7 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/trainer.html.md"""
 
 # %% ../nbs/14_trainer.ipynb #941a3132
 from __future__ import annotations
-import argparse, collections, contextlib, math, random, shutil, statistics, sys, threading, time
+import argparse, collections, contextlib, functools, math, random, shutil, statistics, sys, threading, time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,16 +75,19 @@ def heldout_compositions(n: int, seed: int = 0) -> list:
     return procedural_tasks(n, seed=seed + 7919, split='heldout')
 
 # %% ../nbs/14_trainer.ipynb #f99f8f27
+@functools.lru_cache(maxsize=8)
+def _task_split(tasks: str, procedural: int, suite: bool, seed: int) -> tuple[tuple, tuple]:
+    parts = [f'procedural:{procedural}' if p == 'procedural' else p for p in _set_parts(tasks) if suite or p != 'builtin']
+    pool = task_set(','.join(parts), seed)
+    held = {t.name for t in heldout_split([t for t in pool if t.family == 'kernelbench'])[1]}
+    return tuple(t for t in pool if t.name not in held), tuple(t for t in pool if t.name in held)
+
 def training_tasks(cfg: GRPOConfig) -> tuple[list, list]:
     "(the training pool, the converted problems held out for evaluation) of a run's `tasks`."
-    parts = [f'procedural:{cfg.procedural}' if p == 'procedural' else p for p in _set_parts(cfg.tasks)
-             if cfg.suite or p != 'builtin']
-    pool = task_set(','.join(parts), cfg.seed)
-    converted = [t for t in pool if t.family == 'kernelbench']
-    for t in converted:
-        if TASKS.get(t.name) is not t: register(t, replace=True)
-    held = {t.name for t in heldout_split(converted)[1]}
-    return [t for t in pool if t.name not in held], [t for t in pool if t.name in held]
+    pool, held = _task_split(cfg.tasks, cfg.procedural, cfg.suite, cfg.seed)
+    for t in pool + held:
+        if t.family == 'kernelbench' and TASKS.get(t.name) is not t: register(t, replace=True)
+    return list(pool), list(held)
 
 # %% ../nbs/14_trainer.ipynb #78cd54ad
 def split_line(pool: list, eval_names: list[str]) -> str:

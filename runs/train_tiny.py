@@ -6,16 +6,25 @@ the noise of a handful of tasks. Rewards are compile-only here (no GPU). With no
 run makes its own warm start first (230 s of SFT, as the README's command does).
 
     python runs/train_tiny.py [--generator-checkpoint DIR] [--steps 20] [--eval-tasks 40] [--seed 0] [--out DIR]
+                              [--set learning_rate=2e-5 --set min_std=0.05 ...]
+
+Any `GRPOConfig` field can be set with `--set field=value` (repeatable; values read as Python literals), so
+runs from one warm start compare settings.
 
 Prints the held-out evaluations (final and first-turn compile rate, per tier) and the seconds per step, and
 writes runs/train_tiny/train_tiny.json (or --json PATH), the run itself under runs/train_tiny/ (or --out).
 """
-import argparse, json, os, statistics, sys, tempfile, time
+import argparse, ast, json, os, statistics, sys, tempfile, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT/'bench')]      # the package, and bench/_table.py
 from _table import table
+
+
+def _value(s: str):
+    try: return ast.literal_eval(s)
+    except (ValueError, SyntaxError): return s
 
 
 def main(argv=None):
@@ -26,11 +35,12 @@ def main(argv=None):
     p.add_argument('--group-size', type=int, default=8)
     p.add_argument('--eval-tasks', type=int, default=40)
     p.add_argument('--eval-every', type=int, default=5)
-    p.add_argument('--learning-rate', type=float, default=1e-4)
+    p.add_argument('--learning-rate', type=float, default=None, help="default: the trainer's for tiny (lr_for)")
     p.add_argument('--temperature', type=float, default=0.8)
     p.add_argument('--start-tier', type=int, default=1, help='the held-out set has tiers 0 and 1; train on both')
     p.add_argument('--seed', type=int, default=0)
     p.add_argument('--out', default=None, help='run folder (default: a new one under runs/train_tiny/)')
+    p.add_argument('--set', action='append', default=[], help='a GRPOConfig field=value, over the flags above')
     p.add_argument('--json', default=str(ROOT/'runs'/'train_tiny'/'train_tiny.json'))
     a = p.parse_args(argv)
     import torch
@@ -38,10 +48,12 @@ def main(argv=None):
     torch.set_num_threads(min(os.cpu_count() or 1, 8))
     (ROOT/'runs'/'train_tiny').mkdir(parents=True, exist_ok=True)
     out = Path(a.out or tempfile.mkdtemp(prefix='run-', dir=ROOT/'runs'/'train_tiny'))/'rl'
-    cfg = GRPOConfig(preset='tiny', generator_checkpoint=a.generator_checkpoint, output_dir=str(out),
-                     num_episodes=a.steps * a.batch_size * a.group_size, batch_size=a.batch_size, group_size=a.group_size,
-                     learning_rate=a.learning_rate, temperature=a.temperature, eval_tasks=a.eval_tasks,
-                     eval_every=a.eval_every, start_tier=a.start_tier, seed=a.seed)
+    over = {k: _value(v) for k, v in (kv.split('=', 1) for kv in a.set)}
+    bs, gs = over.get('batch_size', a.batch_size), over.get('group_size', a.group_size)
+    cfg = GRPOConfig(**{**dict(preset='tiny', generator_checkpoint=a.generator_checkpoint, output_dir=str(out),
+                               num_episodes=a.steps * bs * gs, batch_size=bs, group_size=gs, learning_rate=a.learning_rate,
+                               temperature=a.temperature, eval_tasks=a.eval_tasks, eval_every=a.eval_every,
+                               start_tier=a.start_tier, seed=a.seed), **over})
     t0 = time.perf_counter()
     trainer = GRPOTrainer(cfg, device='cpu')
     final = trainer.fit()
