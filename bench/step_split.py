@@ -5,6 +5,10 @@ Run from the repository root:
     python bench/step_split.py --preset tiny --steps 4            # on a GPU: warm start, then 2×4 steps
     python bench/step_split.py --preset tiny --steps 2 --sft-budget 0 --group-size 2 --max-new-tokens 32   # CPU check
     python bench/step_split.py --preset tiny --steps 3 --workers-per-card 3 --timing ratio   # a cheaper judge
+    CUDA_VISIBLE_DEVICES=0 python bench/step_split.py ...   # on one card of a machine with several
+
+On a GPU the trainer is placed as `cudarl-wb train` places it (the planner's built-in layout): the run
+on one card, the Tester's workers on every other card of the machine, or beside the run on one card.
 
 One trainer plays every step, so both ways share the model, the evaluator's workers and their warm
 caches: one warm-up step (not counted, it starts the workers and times the references), then the
@@ -62,20 +66,22 @@ def trainer_for(args, work: Path):
     cfg = GRPOConfig(preset=args.preset, generator_checkpoint=source, output_dir=str(work/'rl'), sft_budget_s=0,
                      batch_size=args.batch_size, group_size=args.group_size, max_turns=args.max_turns,
                      max_new_tokens=args.max_new_tokens, num_episodes=10**9)
-    tester = None
-    if device == 'cuda' and (args.workers_per_card != 1 or args.timing != 'full'):
+    tester, plan = None, None
+    if device == 'cuda':       # the built-in trainer's plan: the run on one card, the evaluator on the others (or beside it)
         from cudarl_wb.agents import Tester
-        from cudarl_wb.benchmarker import Evaluator
-        tester = Tester(evaluator=Evaluator(workers_per_device=args.workers_per_card, timing=args.timing), reward_preset=cfg.reward_preset)
+        from cudarl_wb.benchmarker import evaluation_devices
+        from cudarl_wb.gpu_planner import plan_training
+        from cudarl_wb.trainer import _timing_gib
+        plan = plan_training(_plan_target(cfg), lora=_trains_lora(cfg), rollout_batch=cfg.batch_size, group_size=cfg.group_size,
+                             seq_len=1024 + cfg.max_new_tokens, micro_batch=cfg.micro_batch, gradient_checkpointing=False,
+                             timing_gib=_timing_gib(cfg), evaluator_workers=args.workers_per_card, backend='builtin')
+        print(plan.summary())
+        device = plan.device_for('generator')
+        tester = Tester(devices=evaluation_devices(plan), workers_per_device=args.workers_per_card, timing=args.timing,
+                        reward_preset=cfg.reward_preset)
     trainer = GRPOTrainer(cfg, device=device, tester=tester)
     trainer.bench_evaluator = tester.evaluator if tester else None     # ours to close
-    if device == 'cuda':
-        from cudarl_wb.gpu_planner import GIB, plan_training
-        tiers = trainer.curriculum.tier + 1          # the tier it starts at and the next
-        timing = max(t.nbytes(t.timing_shape) for t in trainer.pool if t.tier <= tiers) / GIB
-        trainer.plan = plan_training(_plan_target(cfg), lora=_trains_lora(cfg), rollout_batch=cfg.batch_size,
-                                     group_size=cfg.group_size, seq_len=1024 + cfg.max_new_tokens, micro_batch=cfg.micro_batch,
-                                     gradient_checkpointing=False, timing_gib=timing, evaluator_workers=args.workers_per_card)
+    trainer.plan = plan
     return trainer
 
 
@@ -127,8 +133,10 @@ def main():
         rows.append(row)
     from cudarl_wb.sft import _device_name
     device_name = _device_name(trainer.device)
+    cards = trainer.bench_evaluator.devices if trainer.bench_evaluator else []
     print(f'{args.preset} on {device_name} [{trainer.mode}]: {args.batch_size} tasks × {args.group_size} episodes × '
-          f'{args.max_turns} turns a step, {args.steps} steps each way (means)')
+          f'{args.max_turns} turns a step, {args.steps} steps each way (means); the run on {trainer.device}, judging on '
+          f"{', '.join(cards) or 'the CPU'} ({args.workers_per_card} worker(s) a card)")
     table(rows, ['way', 'steps', *KEYS, 'judging_of_step'])
     for way, c in counts.items(): print(f'{way} verdicts: {dict(sorted(c.items()))}')
     from cudarl_wb.benchmarker import SECONDS_PARTS, judging_breakdown
@@ -145,6 +153,7 @@ def main():
     out = Path(args.out) if args.out else (Path(os.environ['OUT']) if os.environ.get('OUT') else ROOT/'bench'/'results')/name
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(dict(preset=args.preset, device=device_name, mode=trainer.mode, args=vars(args), rows=rows,
+                                   run_device=str(trainer.device), eval_devices=cards,
                                    verdicts={k: dict(v) for k, v in counts.items()}, judging_parts=parts, steps=steps, memory=memory), indent=2, default=str))
     print(f'wrote {out}')
 

@@ -941,8 +941,10 @@ class Tester:
     __test__ = False               # not a pytest class
 
     def __init__(self, evaluator=None, reward_preset: str = 'ours', arch: str | None = None, time_it: bool = True,
-                 workers: int | None = None, memo_size: int = 4096):
+                 workers: int | None = None, memo_size: int = 4096, devices=None, workers_per_device: int = 1,
+                 timing: str = 'full'):
         self._evaluator, self._owned = evaluator, False
+        self.evaluator_kw = dict(devices=devices, workers_per_device=workers_per_device, timing=timing)
         self.reward_preset, self.arch, self.time_it, self.workers = reward_preset, arch, time_it, workers
         self._memo: OrderedDict = OrderedDict()
         self.memo_size = memo_size
@@ -963,7 +965,7 @@ def evaluator(self: Tester):
         self._evaluator = False
         if cuda_available():
             from cudarl_wb.benchmarker import Evaluator
-            self._evaluator, self._owned = Evaluator(arch=self.arch), True
+            self._evaluator, self._owned = Evaluator(arch=self.arch, **self.evaluator_kw), True
     return self._evaluator or None
 
 # %% ../nbs/10_agents.ipynb #290c2cf6

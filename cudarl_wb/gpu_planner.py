@@ -20,9 +20,9 @@ __all__ = ['GIB', 'CARDS', 'BUILTIN_MODELS', 'DEFAULT_MODEL', 'CONTEXT_GIB', 'HE
            'machine_cpus_ram', 'detect_inventory', 'ModelError', 'ModelSpec', 'builtin_model', 'model_from_config',
            'resolve_model', 'weights_gib', 'activation_gib', 'PlanConfig', 'Load', 'CardUse', 'learner_loads',
            'valid_tp', 'rollout_fixed_loads', 'hf_workspace_gib', 'kv_gib_per_sequence', 'Group', 'Layout',
-           'split_layout', 'hybrid_layout', 'candidate_layouts', 'Problem', 'Placement', 'evaluator_loads',
-           'evaluate_layout', 'PlanError', 'resolve_dtype', 'Plan', 'compile_workers', 'plan_training', 'suggest_fixes',
-           'plan_args', 'plan_command', 'memory_check']
+           'split_layout', 'hybrid_layout', 'candidate_layouts', 'builtin_layout', 'Problem', 'Placement',
+           'evaluator_loads', 'evaluate_layout', 'PlanError', 'resolve_dtype', 'Plan', 'compile_workers',
+           'plan_training', 'suggest_fixes', 'plan_args', 'plan_command', 'memory_check']
 
 # %% ../nbs/01_gpu_planner.ipynb #030809ab
 GIB = 2**30
@@ -506,6 +506,8 @@ class PlanConfig(Record):
     gradient_checkpointing: bool = True
     timing_gib: float = TIMING_GIB       # bytes of the largest task the evaluator times
     evaluator_workers: int = 1           # sandbox workers per benchmark card
+    backend: str = option('verl', "the trainer: verl (rollout, learners and evaluation on cards of their own) or builtin "
+                          "(one process on one card; every other card judges)", choices=['verl', 'builtin'])
     @property
     def conversations(self) -> int: return self.rollout_batch * self.group_size
 
@@ -518,6 +520,8 @@ def check(self: PlanConfig):
     if self.quant != 'none' and not self.lora:
         raise ValueError(f'a {self.quant} base is frozen: it needs LoRA (drop --full-finetune or --quant)')
     if self.engine not in ('auto', 'vllm', 'hf'): raise ValueError(f'engine {self.engine!r}: use auto, vllm or hf')
+    if self.backend not in ('verl', 'builtin'): raise ValueError(f'backend {self.backend!r}: use verl or builtin')
+    if self.backend == 'builtin' and self.engine == 'vllm': raise ValueError('the built-in trainer generates with its own engine, not vLLM')
     for k in ('lora_rank', 'rollout_batch', 'group_size', 'seq_len', 'micro_batch', 'evaluator_workers'):
         v = getattr(self, k)
         if not isinstance(v, int) or v < 1: raise ValueError(f'{k} must be a positive integer, not {v!r}')
@@ -686,6 +690,15 @@ def candidate_layouts(inv: Inventory) -> list[Layout]:
         r *= 2
     out = list({l.name: l for l in out}.values())
     return out + [hybrid_layout(inv)]
+
+# %% ../nbs/01_gpu_planner.ipynb #459d5d11
+def builtin_layout(inv: Inventory) -> Layout:
+    "The built-in trainer: the rollout and both agents on node 0's largest card, the evaluator on each of its other cards."
+    node0 = _by_size(inv.node_gpus(0))
+    first, rest = node0[0].key, [g.key for g in node0[1:]]
+    why = f'built-in trainer: rollout and both agents on one card, ' + (f'evaluation on {len(rest)}' if rest else 'the evaluator beside them')
+    return Layout('builtin', [Group('hybrid', 'hybrid', [first], ['generator', 'optimizer'], []),
+                              Group('evaluator', 'evaluator', rest or [first])], why)
 
 # %% ../nbs/01_gpu_planner.ipynb #7d76398f
 @dataclass
@@ -1038,10 +1051,10 @@ def _role_line(self: Plan, role: str) -> str | None:
     text = _cards_text(cards, inv.nodes)
     if role == 'rollout':
         eng = (f'vLLM tp {p.tp} × {p.replicas} replica(s), gpu_memory_utilization {p.gpu_memory_utilization}'
-               if p.engine == 'vllm' else 'HF generate in the trainer process')
+               if p.engine == 'vllm' else 'our engine in the trainer process')
         text += f': {eng}; KV cache holds {p.kv_sequences} of {cfg.conversations} conversations'
     if role == 'reference': text += (': the learners\' base with adapters off' if cfg.lora else ': a frozen copy per learner')
-    if role == 'evaluator': text += f': {len(cards)} benchmark worker(s), {compile_workers(inv.cpus)} nvcc build(s) in parallel'
+    if role == 'evaluator': text += f': {len(cards) * cfg.evaluator_workers} benchmark worker(s), {compile_workers(inv.cpus)} nvcc build(s) in parallel'
     return f'  {role:<10} {text}'
 
 # %% ../nbs/01_gpu_planner.ipynb #990059bb
@@ -1052,9 +1065,12 @@ def _cards_lines(self: Plan) -> list[str]:
     lines = [f'cards: {inv.describe()} ({inv.source}) · layout: {p.layout.why}']
     lines += [l for l in map(self._role_line, ROLES) if l]
     lines.append('  peak: ' + ' · '.join(f'{u.gpu.label(inv.nodes)} {u.peak_gib():.1f}/{u.gpu.memory_gib:.1f}' for u in p.uses) + ' GiB')
+    if self.config.backend == 'builtin': return lines
     try:
-        v = self.ray_verl()
-        lines.append(f"verl: nnodes {v['trainer.nnodes']}, n_gpus_per_node {v['trainer.n_gpus_per_node']}, "
+        v, ev = self.ray_verl(), {g.key for g in self.cards_of('evaluator')}
+        own = [g for g in inv.gpus if g.key in ev and len(inv.node_gpus(g.node)) > 1]     # cards that only judge
+        n = min(len([g for g in inv.node_gpus(k) if g not in own]) for k in range(inv.nodes))
+        lines.append(f"verl: nnodes {v['trainer.nnodes']}, n_gpus_per_node {n}" + (f' (evaluation on {_cards_text(own, inv.nodes)})' if own else '') + ', '
                      f"tensor_model_parallel_size {v['actor_rollout_ref.rollout.tensor_model_parallel_size']}, "
                      f"gpu_memory_utilization {v['actor_rollout_ref.rollout.gpu_memory_utilization']}")
     except PlanError as e: lines.append(f'verl: cannot run here: {e}')
@@ -1162,18 +1178,20 @@ def plan_training(model: str | ModelSpec | None = None, inventory: Inventory | s
                   model_params: float | None = None, lora: bool = True, lora_rank: int = 16, quant: str = 'none',
                   dtype: str = 'auto', rollout_batch: int = 8, group_size: int = 8, seq_len: int = 4096,
                   micro_batch: int = 1, engine: str = 'auto', suggest: bool = True, gradient_checkpointing: bool = True,
-                  timing_gib: float = TIMING_GIB, evaluator_workers: int = 1) -> Plan:
+                  timing_gib: float = TIMING_GIB, evaluator_workers: int = 1, backend: str = 'verl') -> Plan:
     "Place every role of a training run on `inventory` (this machine by default); PlanError when it cannot fit."
     m = model if isinstance(model, ModelSpec) else resolve_model(model, model_params)
     inv = _inventory(inventory)
     cfg = PlanConfig(dtype, lora, lora_rank, quant, rollout_batch, group_size, seq_len, micro_batch, engine,
-                     gradient_checkpointing=gradient_checkpointing, timing_gib=timing_gib, evaluator_workers=evaluator_workers).check()
+                     gradient_checkpointing=gradient_checkpointing, timing_gib=timing_gib, evaluator_workers=evaluator_workers,
+                     backend=backend).check()
     dt = resolve_dtype(cfg.dtype, inv)
     shape_notes = [f'the model shape is {m.source}: the KV cache is an estimate'] if 'estimated' in m.source else []
     if inv.empty: return _plan_cpu(m, inv, cfg, dt, shape_notes)
-    eng = cfg.engine if cfg.engine != 'auto' else ('hf' if len(inv.gpus) == 1 else 'vllm')
+    builtin = cfg.backend == 'builtin'
+    eng = cfg.engine if cfg.engine != 'auto' else ('hf' if len(inv.gpus) == 1 or builtin else 'vllm')
     tried = []
-    for lay in candidate_layouts(inv):
+    for lay in ([builtin_layout(inv)] if builtin else candidate_layouts(inv)):
         tried.append(evaluate_layout(lay, inv, m, cfg, dt, eng))
         if tried[-1].fits: break
     if not tried[-1].fits: raise _no_fit(m, inv, cfg, dt, tried, suggest)
@@ -1203,7 +1221,8 @@ def suggest_fixes(m: ModelSpec, inv: Inventory, cfg: PlanConfig, limit: int = 5)
     changes = _run_changes(cfg)
     base = dict(lora=cfg.lora, lora_rank=cfg.lora_rank, quant=cfg.quant, dtype=cfg.dtype, rollout_batch=cfg.rollout_batch,
                 group_size=cfg.group_size, seq_len=cfg.seq_len, micro_batch=cfg.micro_batch, engine=cfg.engine,
-                gradient_checkpointing=cfg.gradient_checkpointing, timing_gib=cfg.timing_gib, evaluator_workers=cfg.evaluator_workers)
+                gradient_checkpointing=cfg.gradient_checkpointing, timing_gib=cfg.timing_gib, evaluator_workers=cfg.evaluator_workers,
+                backend=cfg.backend)
     def fits(inventory, **kw):
         try: plan_training(m, inventory, suggest=False, **{**base, **kw}); return True
         except (PlanError, ValueError): return False
@@ -1255,7 +1274,7 @@ def plan_command(args) -> int:
     try:
         plan = plan_training(args.model, args.gpus, model_params=args.model_params, lora=cfg.lora, lora_rank=cfg.lora_rank,
                              quant=cfg.quant, dtype=cfg.dtype, rollout_batch=cfg.rollout_batch, group_size=cfg.group_size,
-                             seq_len=cfg.seq_len, micro_batch=cfg.micro_batch, engine=cfg.engine)
+                             seq_len=cfg.seq_len, micro_batch=cfg.micro_batch, engine=cfg.engine, backend=cfg.backend)
     except PlanError as e:
         print(f'cudarl-wb plan: {e}', file=sys.stderr)
         if args.json: print(json.dumps({'ok': False, **e.to_dict()}, indent=2))

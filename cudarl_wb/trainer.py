@@ -47,6 +47,7 @@ class GRPOConfig(StepConfig):
     suite: bool = option(True, 'train on procedural compositions only, the kind the held-out set holds', flag='--no-suite')
     tasks: str = option('builtin,procedural', 'training tasks: builtin, tier:K, procedural[:N], kernelbench:PATH[:LEVELS], joined with , or +')
     pipeline: bool = option(True, 'generate every group, then judge them all (no judging during generation)', flag='--no-pipeline')
+    eval_workers: int = option(1, 'sandbox workers per evaluation card (checks side by side, timings one at a time)')
     eval_tasks: int = option(40, 'held-out procedural compositions, evaluated greedily')
     eval_every: int = option(0, 'steps between evaluations (0: at the start and the end)')
     start_tier: int = option(1, 'the curriculum tier to start at')
@@ -432,8 +433,10 @@ def train_step(self: GRPOTrainer) -> dict:
     metrics['step_s'] = time.perf_counter() - t0
     metrics['judging_share'] = (metrics['judging_s'] - hidden) / metrics['step_s']   # the judging the step waited for
     if self.plan is not None and memory:
-        if (w := worker_device_bytes(self.tester, self.device)): memory['evaluator'] = w
         metrics.update(memory_check(self.plan, memory, self.device.index or 0))
+        cards = [d for d in (self.tester.evaluator.devices if self.mode == 'full' else []) if d != str(self.device)]
+        card = torch.device(cards[0] if cards else self.device)     # an evaluation card of its own, else the trainer's
+        if (w := worker_device_bytes(self.tester, card)): metrics.update(memory_check(self.plan, {'evaluator': w}, card.index or 0))
     self.step += 1
     save_transcripts(self.out/'transcripts.jsonl', episodes, append=True)
     return metrics
@@ -605,17 +608,21 @@ def train_command(args) -> int:
             plan = plan_training(_plan_target(cfg), lora=_trains_lora(cfg),
                                  rollout_batch=cfg.batch_size, group_size=cfg.group_size,   # tasks; the planner multiplies by the group
                                  seq_len=1024 + cfg.max_new_tokens, micro_batch=cfg.micro_batch, gradient_checkpointing=False,
-                                 timing_gib=_timing_gib(cfg))
+                                 timing_gib=_timing_gib(cfg), evaluator_workers=cfg.eval_workers, backend='builtin')
             print(plan.summary()); device = plan.device_for('generator')
         except PlanError as e:
             print(f'cudarl-wb train: the plan does not fit, nothing was run.\n{e}', file=sys.stderr); return 2
         except ModelError as e:
             print(f'cudarl-wb train: planner skipped ({e})', file=sys.stderr)
-    try: trainer = GRPOTrainer(cfg, device=device, resume=args.resume)
+    from cudarl_wb.benchmarker import evaluation_devices
+    tester = Tester(reward_preset=cfg.reward_preset, devices=evaluation_devices(plan) if plan and not plan.cpu_only else None,
+                    workers_per_device=cfg.eval_workers)     # judging on the cards the plan gives to evaluation
+    try: trainer = GRPOTrainer(cfg, device=device, resume=args.resume, tester=tester)
     except (FileExistsError, WarmStartError) as e:
-        print(f'cudarl-wb train: {e}', file=sys.stderr); return 2
+        print(f'cudarl-wb train: {e}', file=sys.stderr); tester.close(); return 2
     trainer.plan = plan     # each step's measured memory goes beside its estimate
-    final = trainer.fit()
+    try: final = trainer.fit()
+    finally: tester.close()
     print(run_summary(final, trainer.mode))
     print(f'wrote {trainer.out}/final_model, {trainer.out}/training_curves.png')
     return 0
