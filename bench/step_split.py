@@ -54,7 +54,7 @@ def parse():
 
 
 def trainer_for(args, work: Path):
-    from cudarl_wb.trainer import GRPOConfig, GRPOTrainer, _plan_target, _trains_lora
+    from cudarl_wb.trainer import GRPOConfig, GRPOTrainer
     from cudarl_wb.sft import start_agents
     from cudarl_wb.core import cuda_available
     device = 'cuda' if cuda_available() else 'cpu'
@@ -65,22 +65,14 @@ def trainer_for(args, work: Path):
     shutil.rmtree(work/'rl', ignore_errors=True)
     cfg = GRPOConfig(preset=args.preset, generator_checkpoint=source, output_dir=str(work/'rl'), sft_budget_s=0,
                      batch_size=args.batch_size, group_size=args.group_size, max_turns=args.max_turns,
-                     max_new_tokens=args.max_new_tokens, num_episodes=10**9)
-    tester, plan = None, None
-    if device == 'cuda':       # the built-in trainer's plan: the run on one card, the evaluator on the others (or beside it)
-        from cudarl_wb.agents import Tester
-        from cudarl_wb.benchmarker import evaluation_devices
-        from cudarl_wb.gpu_planner import plan_training
-        from cudarl_wb.trainer import _timing_gib
-        plan = plan_training(_plan_target(cfg), lora=_trains_lora(cfg), rollout_batch=cfg.batch_size, group_size=cfg.group_size,
-                             seq_len=1024 + cfg.max_new_tokens, micro_batch=cfg.micro_batch, gradient_checkpointing=False,
-                             timing_gib=_timing_gib(cfg), evaluator_workers=args.workers_per_card, backend='builtin')
+                     max_new_tokens=args.max_new_tokens, num_episodes=10**9, eval_workers=args.workers_per_card)
+    tester = plan = None
+    if device == 'cuda':       # placed as `cudarl-wb train` places it: the run on one card, the evaluator on the others
+        from cudarl_wb.trainer import builtin_plan, plan_tester
+        plan = builtin_plan(cfg)
         print(plan.summary())
-        device = plan.device_for('generator')
-        tester = Tester(devices=evaluation_devices(plan), workers_per_device=args.workers_per_card, timing=args.timing,
-                        reward_preset=cfg.reward_preset)
+        device, tester = plan.device_for('generator'), plan_tester(plan, cfg, args.timing)
     trainer = GRPOTrainer(cfg, device=device, tester=tester)
-    trainer.bench_evaluator = tester.evaluator if tester else None     # ours to close
     trainer.plan = plan
     return trainer
 
@@ -123,8 +115,8 @@ def main():
         reps = reports(trainer, trainer.step)
         counts[way] += verdicts(reps)
         judged[way] += evaluations(reps)
-    if trainer.tester: trainer.tester.close()
-    if trainer.bench_evaluator: trainer.bench_evaluator.close()
+    cards = trainer.tester.evaluator.devices if trainer.mode == 'full' else []
+    trainer.tester.close()
     rows = []
     for way, ms in steps.items():
         row = {'way': way, 'steps': len(ms)}
@@ -133,7 +125,6 @@ def main():
         rows.append(row)
     from cudarl_wb.sft import _device_name
     device_name = _device_name(trainer.device)
-    cards = trainer.bench_evaluator.devices if trainer.bench_evaluator else []
     print(f'{args.preset} on {device_name} [{trainer.mode}]: {args.batch_size} tasks × {args.group_size} episodes × '
           f'{args.max_turns} turns a step, {args.steps} steps each way (means); the run on {trainer.device}, judging on '
           f"{', '.join(cards) or 'the CPU'} ({args.workers_per_card} worker(s) a card)")

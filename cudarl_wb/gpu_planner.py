@@ -1017,6 +1017,19 @@ def ray_verl(self: Plan) -> dict:
             'data.train_batch_size': cfg.rollout_batch,
             'ray_kwargs.ray_init.num_cpus': max(inv.cpus or 0, RAY_MIN_CPUS)}
 
+# %% ../nbs/01_gpu_planner.ipynb #ccb2d602
+@patch
+def judging_cards(self: Plan) -> list[GPU]:
+    "The evaluation cards that nothing else uses: the evaluator's cards on nodes of several cards."
+    ev = {g.key for g in self.cards_of('evaluator')}
+    return [g for g in self.inventory.gpus if g.key in ev and len(self.inventory.node_gpus(g.node)) > 1]
+
+@patch
+def verl_cards(self: Plan) -> int:
+    "Cards per node for verl: each node's cards less those that only judge."
+    own = {g.key for g in self.judging_cards()}
+    return min(len([g for g in self.inventory.node_gpus(n) if g.key not in own]) for n in range(self.inventory.nodes))
+
 # %% ../nbs/01_gpu_planner.ipynb #6e837ac3
 @patch
 def verl_overrides(self: Plan) -> list[str]:
@@ -1067,10 +1080,9 @@ def _cards_lines(self: Plan) -> list[str]:
     lines.append('  peak: ' + ' · '.join(f'{u.gpu.label(inv.nodes)} {u.peak_gib():.1f}/{u.gpu.memory_gib:.1f}' for u in p.uses) + ' GiB')
     if self.config.backend == 'builtin': return lines
     try:
-        v, ev = self.ray_verl(), {g.key for g in self.cards_of('evaluator')}
-        own = [g for g in inv.gpus if g.key in ev and len(inv.node_gpus(g.node)) > 1]     # cards that only judge
-        n = min(len([g for g in inv.node_gpus(k) if g not in own]) for k in range(inv.nodes))
-        lines.append(f"verl: nnodes {v['trainer.nnodes']}, n_gpus_per_node {n}" + (f' (evaluation on {_cards_text(own, inv.nodes)})' if own else '') + ', '
+        v, own = self.ray_verl(), self.judging_cards()
+        lines.append(f"verl: nnodes {v['trainer.nnodes']}, n_gpus_per_node {self.verl_cards()}"
+                     + (f' (evaluation on {_cards_text(own, inv.nodes)})' if own else '') + ', '
                      f"tensor_model_parallel_size {v['actor_rollout_ref.rollout.tensor_model_parallel_size']}, "
                      f"gpu_memory_utilization {v['actor_rollout_ref.rollout.gpu_memory_utilization']}")
     except PlanError as e: lines.append(f'verl: cannot run here: {e}')

@@ -24,7 +24,7 @@ from .grpo import Sample, StepConfig, samples_of, grpo_step, _batched_logprobs, 
 # %% auto #0
 __all__ = ['GRPOConfig', 'heldout_compositions', 'training_tasks', 'split_line', 'episode_metrics', 'save_agents', 'GRPOTrainer',
            'overlap_s', 'Pipeline', 'peak_memory', 'worker_device_bytes', 'eval_score', 'plot_training', 'train_args',
-           'train_command', 'run_summary']
+           'builtin_plan', 'plan_tester', 'train_command', 'run_summary']
 
 # %% ../nbs/14_trainer.ipynb #f5d0e71d
 @dataclass
@@ -599,24 +599,34 @@ def _timing_gib(cfg) -> float:
     return max((t.nbytes(t.timing_shape) for t in pool), default=TIMING_GIB * GIB) / GIB
 
 # %% ../nbs/14_trainer.ipynb #cc645624
+def builtin_plan(cfg: GRPOConfig):
+    "The planner's placement of a built-in run (PlanError where it does not fit, ModelError for an unknown model)."
+    from cudarl_wb.gpu_planner import plan_training
+    return plan_training(_plan_target(cfg), lora=_trains_lora(cfg),
+                         rollout_batch=cfg.batch_size, group_size=cfg.group_size,   # tasks; the planner multiplies by the group
+                         seq_len=1024 + cfg.max_new_tokens, micro_batch=cfg.micro_batch, gradient_checkpointing=False,
+                         timing_gib=_timing_gib(cfg), evaluator_workers=cfg.eval_workers, backend='builtin')
+
+def plan_tester(plan, cfg: GRPOConfig, timing: str = 'full') -> Tester:
+    "A Tester that judges on the cards `plan` gives to evaluation (on every card it sees without a GPU plan)."
+    from cudarl_wb.benchmarker import evaluation_devices
+    return Tester(reward_preset=cfg.reward_preset, devices=evaluation_devices(plan) if plan and not plan.cpu_only else None,
+                  workers_per_device=cfg.eval_workers, timing=timing)
+
+# %% ../nbs/14_trainer.ipynb #5d2fef4f
 def train_command(args) -> int:
     cfg = from_options(GRPOConfig, args)
     device = plan = None
     if not args.no_plan:
-        from cudarl_wb.gpu_planner import plan_training, PlanError, ModelError
+        from cudarl_wb.gpu_planner import PlanError, ModelError
         try:
-            plan = plan_training(_plan_target(cfg), lora=_trains_lora(cfg),
-                                 rollout_batch=cfg.batch_size, group_size=cfg.group_size,   # tasks; the planner multiplies by the group
-                                 seq_len=1024 + cfg.max_new_tokens, micro_batch=cfg.micro_batch, gradient_checkpointing=False,
-                                 timing_gib=_timing_gib(cfg), evaluator_workers=cfg.eval_workers, backend='builtin')
+            plan = builtin_plan(cfg)
             print(plan.summary()); device = plan.device_for('generator')
         except PlanError as e:
             print(f'cudarl-wb train: the plan does not fit, nothing was run.\n{e}', file=sys.stderr); return 2
         except ModelError as e:
             print(f'cudarl-wb train: planner skipped ({e})', file=sys.stderr)
-    from cudarl_wb.benchmarker import evaluation_devices
-    tester = Tester(reward_preset=cfg.reward_preset, devices=evaluation_devices(plan) if plan and not plan.cpu_only else None,
-                    workers_per_device=cfg.eval_workers)     # judging on the cards the plan gives to evaluation
+    tester = plan_tester(plan, cfg)
     try: trainer = GRPOTrainer(cfg, device=device, resume=args.resume, tester=tester)
     except (FileExistsError, WarmStartError) as e:
         print(f'cudarl-wb train: {e}', file=sys.stderr); tester.close(); return 2

@@ -22,12 +22,11 @@ from .trainer import heldout_compositions, training_tasks
 __all__ = ['DATA_SOURCE', 'AGENT_NAME', 'REBUILT_BY_NAME', 'FEEDBACK_TOKENS', 'ROLLOUT_NAME', 'ADAPTER', 'GATHER_S', 'PLUGIN',
            'PLUGIN_MODULE', 'METRICS_FILE', 'task_spec', 'task_of_row', 'verl_row', 'curriculum_splits',
            'write_parquet', 'process_tester', 'score_dict', 'compute_score', 'reward_overrides', 'compose_ppo',
-           'answers_batch', 'verl_cards', 'train_batch', 'agent_loop_yaml', 'verl_overrides', 'check_config',
-           'optimizer_turn', 'fold_credit', 'TwoAgentLoop', 'episodes_of', 'LocalServer', 'save_for_verl',
-           'ServerActor', 'ActorClient', 'server_name', 'RolloutServer', 'RolloutAdapter', 'register_rollout',
-           'check_plugin', 'rollout_name', 'recomputed_logprobs', 'prepare_run', 'main_ppo_command', 'train_args',
-           'warm_start', 'verl_model', 'card_placement', 'latest_actor', 'merge_actor', 'final_model', 'verl_history',
-           'train_command']
+           'answers_batch', 'train_batch', 'agent_loop_yaml', 'verl_overrides', 'check_config', 'optimizer_turn',
+           'fold_credit', 'TwoAgentLoop', 'episodes_of', 'LocalServer', 'save_for_verl', 'ServerActor', 'ActorClient',
+           'server_name', 'RolloutServer', 'RolloutAdapter', 'register_rollout', 'check_plugin', 'rollout_name',
+           'recomputed_logprobs', 'prepare_run', 'main_ppo_command', 'train_args', 'warm_start', 'verl_model',
+           'card_placement', 'latest_actor', 'merge_actor', 'final_model', 'verl_history', 'train_command']
 
 # %% ../nbs/16_verl.ipynb #ed63cf0b
 DATA_SOURCE = 'cudarl_wb'
@@ -145,16 +144,6 @@ def answers_batch(tokenizer, rows: list[dict], texts: list[str]) -> 'DataProto':
     return DataProto.from_dict(tensors=dict(prompts=p, responses=r, input_ids=torch.cat([p, r], 1), attention_mask=am),
                                non_tensors=nt)
 
-# %% ../nbs/16_verl.ipynb #654a9fad
-def verl_cards(plan) -> int:
-    "Cards per node for verl: each node's cards less those the plan gives to evaluation (all of them on a one-card node)."
-    inv, ev = plan.inventory, {g.key for g in plan.cards_of('evaluator')}
-    per_node = []
-    for n in range(inv.nodes):
-        cards = inv.node_gpus(n)
-        per_node.append(len(cards) if len(cards) == 1 else len([g for g in cards if g.key not in ev]))
-    return min(per_node)
-
 # %% ../nbs/16_verl.ipynb #d7b08236
 def train_batch(tasks: int, group: int, gpus: int, micro: int = 1) -> int:
     "The smallest number of tasks per step ≥ `tasks` whose answers (× `group`) split evenly into `micro`-sized shares of `gpus` cards."
@@ -200,7 +189,7 @@ def verl_overrides(plan, cfg, model_path: str, files: dict, loop_yaml, max_promp
                    tokenizer_path: str | None = None) -> list[str]:
     "The complete hydra override list of `verl.trainer.main_ppo` for GRPO with our data, reward and agent loop."
     s = dict(plan.ray_verl())
-    gpus = verl_cards(plan)
+    gpus = plan.verl_cards()
     micro = s['actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu']
     response = cfg.max_turns * cfg.max_new_tokens + (cfg.max_turns - 1) * FEEDBACK_TOKENS
     lr_mode = 'lora' if plan.config.lora else 'full'
@@ -683,9 +672,9 @@ def card_placement(plan) -> dict:
     "`env`, `overrides` and the Tester's `eval_devices` that keep a one-node run's rollout and training off the evaluation cards."
     none = dict(env={}, overrides=[], eval_devices=None)
     if plan.inventory.nodes > 1 or plan.cpu_only: return none
-    cards, ev = plan.inventory.node_gpus(0), {g.key for g in plan.cards_of('evaluator')}
-    train, evals = [g for g in cards if g.key not in ev], [g for g in cards if g.key in ev]
-    if len(cards) == 1 or not train or not evals: return none
+    cards, own = plan.inventory.node_gpus(0), {g.key for g in plan.judging_cards()}
+    train, evals = [g for g in cards if g.key not in own], [g for g in cards if g.key in own]
+    if not train or not evals: return none
     order = train + evals
     return dict(env={'CUDA_DEVICE_ORDER': 'PCI_BUS_ID', 'CUDA_VISIBLE_DEVICES': ','.join(g.visible_id for g in order)},
                 overrides=[f'+ray_kwargs.ray_init.num_gpus={len(train)}'],
