@@ -6,7 +6,7 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/benchmarker.html.md"""
 
 # %% ../nbs/06_benchmarker.ipynb #4cde1822
 from __future__ import annotations
-import contextlib, ctypes, dataclasses, functools, json, math, os, platform, queue, random, statistics, threading, time
+import contextlib, ctypes, dataclasses, functools, json, math, os, platform, queue, random, statistics, sys, threading, time
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -24,7 +24,8 @@ __all__ = ['GUARD_BYTES', 'LAUNCH_ERROR_HELPER', 'TIMING_MODES', 'TRIAL_PLAN', '
            'selftest_job', 'credible_peaks', 'resolve_devices', 'DeviceLock', 'Evaluator', 'library_sha256',
            'library_versions', 'reference_key', 'reference_entry', 'read_entry', 'seconds_breakdown',
            'judging_breakdown', 'roofline', 'compile_only', 'summarize', 'evaluate', 'plot_roofline', 'c_candidate',
-           'evaluation_devices', 'eval_request', 'serve_evaluator']
+           'evaluation_devices', 'eval_request', 'serve_evaluator', 'task_record', 'shared_request', 'serve_shared',
+           'SharedEvaluator']
 
 # %% ../nbs/06_benchmarker.ipynb #30faeef6
 def unit_roundoff(dtype) -> float:
@@ -1342,3 +1343,82 @@ def serve_evaluator(path, idle_timeout: float = 600.0) -> str:
     try: return serve_socket(path, lambda req: eval_request(req, evaluators), idle_timeout)
     finally:
         for ev in evaluators.values(): ev.close()
+
+# %% ../nbs/06_benchmarker.ipynb #27cae5fe
+def task_record(task: Task) -> dict:
+    "The plain data another process rebuilds `task` from (with `task_of_row`)."
+    from cudarl_wb.data import task_spec
+    return dict(name=task.name, family=task.family or '', task_spec=task_spec(task))
+
+def shared_request(req: dict, ev: Evaluator) -> dict:
+    "Judge one `SharedEvaluator` request (a task record, a built candidate) with `ev`: {'result': BenchResult dict}."
+    from cudarl_wb.data import task_of_row
+    task = task_of_row(req['task']['name'], req['task'])
+    cr, time_it = CompileResult.from_dict(req['candidate']), bool(req.get('time_it', True))
+    checked = BenchResult.from_dict(req['checked']) if req.get('checked') else None
+    r = ev.evaluate_many([(task, cr)], time_it, [checked])[0] if checked else ev.evaluate(task, cr, time_it)
+    return {'result': r.to_dict()}
+
+def serve_shared(path, options: dict, idle_timeout: float = 300.0) -> str:
+    "Serve `SharedEvaluator` requests at `path` with one `Evaluator(**options)`, until idle for `idle_timeout` s or stopped."
+    with Evaluator(**options) as ev: return serve_socket(path, lambda req: shared_request(req, ev), idle_timeout)
+
+# %% ../nbs/06_benchmarker.ipynb #c8f5c06c
+class SharedEvaluator:
+    "An `Evaluator` in one server process that every process on this machine with the same options shares."
+    compile, _as_compiled, time_checked = Evaluator.compile, Evaluator._as_compiled, Evaluator.time_checked
+    def __init__(self, devices=None, arch: str | None = None, compile_flags: tuple = (), launch_errors: bool = True,
+                 idle_timeout: float = 300.0, silence: float = 60.0, **options):
+        self.devices, self.arch, self.compile_flags = resolve_devices(devices), arch, tuple(compile_flags)
+        self.launch_errors, self.idle_timeout, self.silence = launch_errors, idle_timeout, silence
+        self.options = dict(devices=self.devices, arch=arch, compile_flags=list(self.compile_flags),
+                            launch_errors=launch_errors, **options)
+        self.path = server_address('judge', json.dumps([self.options, server_key()], sort_keys=True, default=str))
+
+    def __enter__(self): return self
+    def __exit__(self, *exc): self.close()
+    def close(self): pass               # the server is everyone's: it ends when idle, or with `stop`
+    def __repr__(self): return f'SharedEvaluator({self.devices}, server pid {server_pid(self.path)})'
+
+# %% ../nbs/06_benchmarker.ipynb #f8482cc3
+@patch
+def _ask(self: SharedEvaluator, req: dict) -> dict:
+    "The server's reply to `req`, starting a server when none answers (once more if one ended mid-request)."
+    code = ('import sys, json; from cudarl_wb.benchmarker import serve_shared; '
+            'print(serve_shared(sys.argv[1], json.loads(sys.argv[2]), float(sys.argv[3])))')
+    for attempt in range(2):
+        try: return ask_server(self.path, req, silence=self.silence)
+        except ServerGone as e:
+            if e.connected and attempt: raise
+        start_server(self.path, [sys.executable, '-c', code, str(self.path), json.dumps(self.options), str(self.idle_timeout)])
+    return ask_server(self.path, req, silence=self.silence)
+
+@patch
+def stop(self: SharedEvaluator) -> int | None:
+    "End the server (its workers go with it): its pid, or None when none was running."
+    try: return ask_server(self.path, {'op': 'stop'}, silence=10.0)['stopped']
+    except ServerGone: return None
+    except TimeoutError: return stop_server_process(self.path)
+
+# %% ../nbs/06_benchmarker.ipynb #8c45c77c
+@patch
+def evaluate(self: SharedEvaluator, task, candidate, time_it: bool = True, checked: BenchResult | None = None) -> BenchResult:
+    "Judge one candidate: built here, judged by the server."
+    t0, task = time.perf_counter(), get_task(task) if isinstance(task, str) else task
+    cr = self._as_compiled(task, candidate)
+    if not cr.ok or not self.devices: return compile_only(task, cr, t0, {'compile': time.perf_counter() - t0})
+    req = dict(task=task_record(task), candidate=cr.to_dict(), time_it=time_it, checked=checked.to_dict() if checked else None)
+    try: reply = self._ask(req)
+    except (ServerGone, TimeoutError, OSError) as e: reply = {'error': f'the shared evaluator failed: {type(e).__name__}: {e}'}
+    if 'result' in reply: return BenchResult.from_dict(reply['result'])
+    return BenchResult(Verdict.CRASHED, task.name, self.devices[0], flags=['internal-error'], message=str(reply.get('error'))[:500],
+                       log=str(reply.get('trace', ''))[-5000:], seconds=time.perf_counter() - t0)
+
+@patch
+def evaluate_many(self: SharedEvaluator, pairs, time_it: bool = True, checked: list | None = None) -> list[BenchResult]:
+    "Judge (task, candidate) pairs, several requests at once; results in input order."
+    pairs = list(pairs)
+    if not pairs: return []
+    checked = list(checked or [None] * len(pairs))
+    with ThreadPoolExecutor(min(len(pairs), 8)) as pool:
+        return list(pool.map(lambda i: self.evaluate(*pairs[i], time_it=time_it, checked=checked[i]), range(len(pairs))))

@@ -147,16 +147,6 @@ def eval_args(p):
     p.add_argument('--server-idle', type=float, default=600.0, help='seconds a server started here waits for the next request (default: 600)')
     add_options(p, EvalOptions)
 
-# %% ../nbs/17_cli.ipynb #f961b2f7
-def _eval_server_key() -> str:
-    "What an evaluator server's answers depend on besides the request."
-    import cudarl_wb
-    pkg = Path(cudarl_wb.__file__).parent
-    code = [(f.name, f.stat().st_mtime_ns, f.stat().st_size) for f in sorted(pkg.glob('*.py'))]
-    env = {k: v for k, v in os.environ.items()
-           if k.startswith(('CUDARL_', 'CUDA_', 'NVIDIA_')) or k in ('PATH', 'LD_LIBRARY_PATH', 'PYTHONPATH')}
-    return json.dumps([sys.executable, str(pkg), code, env], sort_keys=True)
-
 # %% ../nbs/17_cli.ipynb #4eec5231
 SERVER_SILENCE = 30.0
 
@@ -170,8 +160,8 @@ def _bypass(why: str) -> None:
 # %% ../nbs/17_cli.ipynb #4484af01
 def _via_server(req: dict, idle: float, prof: dict) -> dict | None:
     "The evaluator server's reply to `req`, starting a server if needed; None when this process must judge."
-    from cudarl_wb.sandbox import ServerGone, ask_server, server_address, start_server, stop_server_process
-    path = server_address('eval', _eval_server_key())
+    from cudarl_wb.sandbox import ServerGone, ask_server, server_address, server_key, start_server, stop_server_process
+    path = server_address('eval', server_key())
     for attempt in range(2):
         t = time.perf_counter()
         try:
@@ -189,14 +179,8 @@ def _via_server(req: dict, idle: float, prof: dict) -> dict | None:
 
 # %% ../nbs/17_cli.ipynb #9d636707
 def _stop_eval_servers() -> int:
-    from cudarl_wb.sandbox import ServerGone, ask_server, server_address, server_pid, stop_server_process
-    stopped = []
-    for path in sorted(server_address('eval').parent.glob('eval-*.sock')):
-        try: stopped.append(ask_server(path, {'op': 'stop'}, silence=5.0)['stopped'])
-        except ServerGone: path.unlink(missing_ok=True); continue
-        except TimeoutError: stopped.append(stop_server_process(path)); continue
-        t = time.monotonic()
-        while server_pid(path) is not None and time.monotonic() - t < 10: time.sleep(0.05)
+    from cudarl_wb.sandbox import stop_servers
+    stopped = stop_servers(('eval', 'judge'))         # `cudarl-wb eval`'s, and the shared evaluators of training runs
     print(f'stopped {len(stopped)} evaluator server(s)' + (f": pid {', '.join(map(str, stopped))}" if stopped else ''))
     return 0
 

@@ -16,13 +16,13 @@ from .core import *
 from .tasks import *
 
 # %% auto #0
-__all__ = ['C_TYPES', 'RANDOM_WEIGHTS', 'CPU_FLOPS', 'PARAM_ROOM', 'SAKANA_HUB', 'SAKANA_COLUMNS', 'SHIM_HEADER', 'SFT_COLUMNS',
-           'HINTS', 'Skipped', 'c_identifier', 'KernelBenchReference', 'SpecTemplate', 'SizeProduct', 'FlopsTable',
-           'convert_problem', 'task_from_spec', 'ProblemWorker', 'find_problems', 'load_kernelbench', 'sakana_schema',
-           'sakana_split', 'load_sakana', 'size_templates', 'sakana_to_launcher', 'sft_features', 'hint_for',
-           'feedback_template', 'vary_description', 'vary_kernel', 'is_heldout', 'sft_pairs', 'sakana_tasks',
-           'sakana_examples', 'write_manifest', 'load_manifest', 'ConvertOptions', 'ArchiveOptions', 'SftOptions',
-           'data_args', 'data_command']
+__all__ = ['C_TYPES', 'RANDOM_WEIGHTS', 'CPU_FLOPS', 'PARAM_ROOM', 'REBUILT_BY_NAME', 'SAKANA_HUB', 'SAKANA_COLUMNS',
+           'SHIM_HEADER', 'SFT_COLUMNS', 'HINTS', 'Skipped', 'c_identifier', 'KernelBenchReference', 'SpecTemplate',
+           'SizeProduct', 'FlopsTable', 'convert_problem', 'task_from_spec', 'task_spec', 'task_of_row',
+           'ProblemWorker', 'find_problems', 'load_kernelbench', 'sakana_schema', 'sakana_split', 'load_sakana',
+           'size_templates', 'sakana_to_launcher', 'sft_features', 'hint_for', 'feedback_template', 'vary_description',
+           'vary_kernel', 'is_heldout', 'sft_pairs', 'sakana_tasks', 'sakana_examples', 'write_manifest',
+           'load_manifest', 'ConvertOptions', 'ArchiveOptions', 'SftOptions', 'data_args', 'data_command']
 
 # %% ../nbs/03_data.ipynb #1d28e880
 @dataclass
@@ -872,6 +872,24 @@ def task_from_spec(spec: dict) -> Task:
                 extra={'source_path': spec['path'], 'level': spec['level'], 'cpu_checked_shapes': spec['cpu_checked'],
                        'shape_origin': spec['how'], 'notes': spec['notes'], 'call_args': spec['call_args'],
                        'scaled': spec.get('scaled', {}), 'spec': spec})
+
+# %% ../nbs/03_data.ipynb #5031af09
+REBUILT_BY_NAME = ('builtin', 'procedural')   # families `get_task` rebuilds from a name in any process
+
+def task_spec(task: Task) -> str:
+    "The conversion spec of a task no other process can rebuild from its name, as JSON ('' otherwise)."
+    spec = None if task.family in REBUILT_BY_NAME else task.extra.get('spec')
+    return json.dumps(spec) if spec else ''
+
+def task_of_row(name: str, extra_info: dict | None = None) -> Task:
+    "The task a record names: known here already, or rebuilt from its `task_spec` (and `family`) and registered."
+    info = extra_info or {}
+    if name in TASKS or not info.get('task_spec'): return get_task(name)
+    task = task_from_spec(json.loads(info['task_spec']))
+    if task.name != name: raise ValueError(f"the row names {name!r} but its task_spec describes {task.name!r}")
+    task.family = info.get('family') or task.family          # the archive's problems convert as KernelBench's do
+    register(task, replace=True)
+    return task
 
 # %% ../nbs/03_data.ipynb #da55eccd
 def _write_msg(fd: int, obj):

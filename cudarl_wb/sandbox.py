@@ -19,8 +19,8 @@ __all__ = ['PR_SET_NO_NEW_PRIVS', 'CLONE_NEWNET', 'NR_X86_64', 'AUDIT_ARCH_X86_6
            'apply_rlimits', 'set_no_new_privs', 'enter_network_namespace', 'landlock_abi', 'apply_landlock',
            'cuda_device_files', 'seccomp_program', 'apply_seccomp', 'WorkerContext', 'announce_phases', 'JobOutcome',
            'SandboxError', 'worker_env', 'Worker', 'record_build', 'built_here', 'build_host_library', 'call_symbol',
-           'standin_library', 'probe_confinement', 'server_address', 'serve_socket', 'ServerGone', 'ask_server',
-           'server_pid', 'start_server', 'stop_server_process', 'EvalOptions', 'main']
+           'standin_library', 'probe_confinement', 'server_address', 'server_key', 'serve_socket', 'ServerGone',
+           'ask_server', 'server_pid', 'start_server', 'stop_server_process', 'stop_servers', 'EvalOptions', 'main']
 
 # %% ../nbs/05_sandbox.ipynb #9c4e7936
 @dataclass
@@ -828,6 +828,16 @@ def server_address(name: str, key: str = '') -> Path:
     os.chmod(folder, 0o700)
     return folder/stem
 
+# %% ../nbs/05_sandbox.ipynb #d741b764
+def server_key() -> str:
+    "What a server's answers depend on besides the request: this Python, the package's code, the CUDA environment."
+    import cudarl_wb
+    pkg = Path(cudarl_wb.__file__).parent
+    code = [(f.name, f.stat().st_mtime_ns, f.stat().st_size) for f in sorted(pkg.glob('*.py'))]
+    env = {k: v for k, v in os.environ.items()
+           if k.startswith(('CUDARL_', 'CUDA_', 'NVIDIA_')) or k in ('PATH', 'LD_LIBRARY_PATH', 'PYTHONPATH')}
+    return json.dumps([sys.executable, str(pkg), code, env], sort_keys=True)
+
 # %% ../nbs/05_sandbox.ipynb #2f67b826
 def _send(conn, obj: dict):
     conn.sendall((json.dumps(obj, default=str) + '\n').encode())
@@ -975,6 +985,18 @@ def stop_server_process(path, grace: float = 2.0) -> int | None:
         while server_pid(path) is not None and time.monotonic() - t < grace: time.sleep(0.05)
         if server_pid(path) is None: break
     return pid
+
+# %% ../nbs/05_sandbox.ipynb #461a3244
+def stop_servers(names=('eval', 'judge'), wait: float = 10.0) -> list[int]:
+    "Stop this cache folder's servers named `names`: the pids stopped."
+    folder, stopped = server_address(names[0]).parent, []
+    for path in sorted(p for n in names for p in folder.glob(f'{n}-*.sock')):
+        try: stopped.append(ask_server(path, {'op': 'stop'}, silence=5.0)['stopped'])
+        except ServerGone: path.unlink(missing_ok=True); continue
+        except TimeoutError: stopped.append(stop_server_process(path)); continue
+        t = time.monotonic()
+        while server_pid(path) is not None and time.monotonic() - t < wait: time.sleep(0.05)
+    return stopped
 
 # %% ../nbs/05_sandbox.ipynb #5720fd7c
 @dataclass

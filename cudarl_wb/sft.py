@@ -973,7 +973,8 @@ def run_sft(preset: str = 'tiny', model=None, out='sft_checkpoints', epochs: flo
     dev = models.parameters_of(models.agents[0])[0].device
     budget = time_budget_s if time_budget_s is not None else (None if (max_steps or epochs) else config.time_budget_s)
     log(f'SFT warm start: {model or preset} ({models.mode}) on {_device_name(dev)}; {_length_line(config, max_steps, epochs, budget)}')
-    with Tester(evaluator=None if dev.type == 'cuda' else False, time_it=False) as tester:
+    # the data's repair examples are checked, never timed: four sandbox workers per card check side by side
+    with Tester(evaluator=None if dev.type == 'cuda' else False, time_it=False, workers_per_device=4) as tester:
         gen_ds, opt_ds, pairs = _sft_data(config, tester, models.tokenizer, log, data)
         probes = probe_tasks(config)
         probe = (lambda: probe_generator(models, probes, tester, config.max_new_tokens)) if config.eval_every and probes else None

@@ -13,41 +13,25 @@ from pathlib import Path
 from fastcore.basics import patch
 from .core import *
 from .tasks import Task, TASKS, get_task, procedural_tasks, register
+from .data import REBUILT_BY_NAME, task_spec, task_of_row
 from .agents import generator_messages, optimizer_messages, OPTIMIZER_SYSTEM, Tester, TestReport, Generation
 from .reward import turn_rewards, get_preset
 from .episode import Episode, Turn, stop_reason, save_transcripts, load_transcripts
 from .trainer import heldout_compositions, training_tasks
 
 # %% auto #0
-__all__ = ['DATA_SOURCE', 'AGENT_NAME', 'REBUILT_BY_NAME', 'FEEDBACK_TOKENS', 'ROLLOUT_NAME', 'ADAPTER', 'GATHER_S', 'PLUGIN',
-           'PLUGIN_MODULE', 'METRICS_FILE', 'task_spec', 'task_of_row', 'verl_row', 'curriculum_splits',
-           'write_parquet', 'process_tester', 'score_dict', 'compute_score', 'reward_overrides', 'compose_ppo',
-           'answers_batch', 'train_batch', 'agent_loop_yaml', 'verl_overrides', 'check_config', 'optimizer_turn',
-           'fold_credit', 'TwoAgentLoop', 'episodes_of', 'LocalServer', 'save_for_verl', 'ServerActor', 'ActorClient',
-           'server_name', 'RolloutServer', 'RolloutAdapter', 'register_rollout', 'check_plugin', 'rollout_name',
-           'recomputed_logprobs', 'prepare_run', 'main_ppo_command', 'train_args', 'warm_start', 'verl_model',
-           'card_placement', 'latest_actor', 'merge_actor', 'final_model', 'verl_history', 'train_command']
+__all__ = ['DATA_SOURCE', 'AGENT_NAME', 'FEEDBACK_TOKENS', 'ROLLOUT_NAME', 'ADAPTER', 'GATHER_S', 'PLUGIN', 'PLUGIN_MODULE',
+           'METRICS_FILE', 'verl_row', 'curriculum_splits', 'write_parquet', 'process_tester', 'score_dict',
+           'compute_score', 'reward_overrides', 'compose_ppo', 'answers_batch', 'train_batch', 'agent_loop_yaml',
+           'verl_overrides', 'check_config', 'optimizer_turn', 'fold_credit', 'TwoAgentLoop', 'episodes_of',
+           'LocalServer', 'save_for_verl', 'ServerActor', 'ActorClient', 'server_name', 'RolloutServer',
+           'RolloutAdapter', 'register_rollout', 'check_plugin', 'rollout_name', 'recomputed_logprobs', 'prepare_run',
+           'main_ppo_command', 'train_args', 'warm_start', 'verl_model', 'card_placement', 'latest_actor',
+           'merge_actor', 'final_model', 'verl_history', 'train_command']
 
 # %% ../nbs/16_verl.ipynb #ed63cf0b
 DATA_SOURCE = 'cudarl_wb'
 AGENT_NAME = 'cudarl_two_agent'       # the name our loop is registered under (see agent_loop_yaml)
-REBUILT_BY_NAME = ('builtin', 'procedural')   # families `get_task` rebuilds from a name in any process
-
-def task_spec(task: Task) -> str:
-    "The conversion spec of a task no other process can rebuild from its name, as JSON ('' otherwise)."
-    spec = None if task.family in REBUILT_BY_NAME else task.extra.get('spec')
-    return json.dumps(spec) if spec else ''
-
-def task_of_row(name: str, extra_info: dict | None = None) -> Task:
-    "The task a row names: known here already, or rebuilt from the row's `task_spec` and registered."
-    info = extra_info or {}
-    if name in TASKS or not info.get('task_spec'): return get_task(name)
-    from cudarl_wb.data import task_from_spec
-    task = task_from_spec(json.loads(info['task_spec']))
-    if task.name != name: raise ValueError(f"the row names {name!r} but its task_spec describes {task.name!r}")
-    task.family = info.get('family') or task.family          # the archive's problems convert as KernelBench's do
-    register(task, replace=True)
-    return task
 
 # %% ../nbs/16_verl.ipynb #6fd2a6e5
 def verl_row(task: Task, split: str, index: int, agent_name: str = AGENT_NAME) -> dict:
@@ -82,14 +66,14 @@ def write_parquet(out_dir, procedural: int = 200, eval_tasks: int = 8, seed: int
 # %% ../nbs/16_verl.ipynb #79eb1831
 _TESTERS: dict = {}
 
-def process_tester(preset: str = 'ours', devices: list | None = None) -> Tester:
-    "This process's `Tester` for reward `preset` (made on first use), timing kernels on `devices` (default: every card it sees)."
-    key = (preset, tuple(devices or ()))
+def process_tester(preset: str = 'ours', devices: list | None = None, workers_per_device: int = 1) -> Tester:
+    "This process's `Tester` for reward `preset`; on a GPU it judges in the machine's shared evaluator on `devices` (default: every card)."
+    key = (preset, tuple(devices or ()), workers_per_device)
     if key not in _TESTERS:
         ev = None
-        if devices and cuda_available():
-            from cudarl_wb.benchmarker import Evaluator
-            ev = Evaluator(devices=list(devices))
+        if cuda_available():
+            from cudarl_wb.benchmarker import SharedEvaluator
+            ev = SharedEvaluator(devices=list(devices) if devices else None, workers_per_device=workers_per_device)
         _TESTERS[key] = Tester(evaluator=ev, reward_preset=preset)
     return _TESTERS[key]
 
@@ -155,11 +139,12 @@ def train_batch(tasks: int, group: int, gpus: int, micro: int = 1) -> int:
 FEEDBACK_TOKENS = 512     # room for the Tester's feedback between two turns
 
 def agent_loop_yaml(path, max_turns: int = 2, threshold: float = 0.8, reward_preset: str = 'ours',
-                    max_new_tokens: int = 640, transcripts=None, eval_devices: list | None = None) -> Path:
+                    max_new_tokens: int = 640, transcripts=None, eval_devices: list | None = None, eval_workers: int = 1) -> Path:
     "Write the YAML that registers our two-agent loop under `AGENT_NAME` with its settings."
     import yaml
     entry = dict(name=AGENT_NAME, _target_='cudarl_wb.verl_backend.TwoAgentLoop', max_turns=int(max_turns),
-                 threshold=float(threshold), reward_preset=str(reward_preset), max_new_tokens=int(max_new_tokens))
+                 threshold=float(threshold), reward_preset=str(reward_preset), max_new_tokens=int(max_new_tokens),
+                 eval_workers=int(eval_workers))
     if transcripts is not None: entry['transcripts'] = str(transcripts)
     if eval_devices: entry['eval_devices'] = [str(d) for d in eval_devices]
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
@@ -259,15 +244,16 @@ class _Trajectory:
 class TwoAgentLoop(AgentLoopBase or object):
     "verl agent loop: Generator turn, then Tester feedback (mask 0) and Optimizer turns until the episode stops."
     def __init__(self, *args, max_turns: int = 2, threshold: float = 0.8, reward_preset: str = 'ours',
-                 max_new_tokens: int = 640, transcripts: str | None = None, eval_devices: list | None = None, **kwargs):
+                 max_new_tokens: int = 640, transcripts: str | None = None, eval_devices: list | None = None,
+                 eval_workers: int = 1, **kwargs):
         super().__init__(*args, **kwargs)
         self.max_turns, self.threshold, self.reward_preset = int(max_turns), float(threshold), reward_preset
         self.max_new_tokens, self.response_length = int(max_new_tokens), self.rollout_config.response_length
-        self.transcripts, self.eval_devices = transcripts, list(eval_devices or [])
+        self.transcripts, self.eval_devices, self.eval_workers = transcripts, list(eval_devices or []), int(eval_workers)
 
     async def run(self, sampling_params: dict, **row) -> AgentLoopOutput:
         task = task_of_row(row['reward_model']['ground_truth'], row.get('extra_info'))
-        tester = process_tester(self.reward_preset, self.eval_devices)
+        tester = process_tester(self.reward_preset, self.eval_devices, self.eval_workers)
         s = _Trajectory(list(row['raw_prompt']), await self.ct_build_initial_tokens(list(row['raw_prompt'])),
                         Episode(task.name, group=int(row.get('index', 0)), mode=tester.mode))
         s.prompt_len = len(s.ids)
@@ -624,7 +610,8 @@ def prepare_run(cfg, plan, model_path: str, tokenizer_path: str | None = None, o
     out = Path(out_dir) if out_dir is not None else Path(cfg.output_dir)/'verl_inputs'
     files = write_parquet(out, cfg.procedural, cfg.eval_tasks, cfg.seed, cfg.suite, tasks=cfg.tasks)
     loop = agent_loop_yaml(out/'agent_loop.yaml', cfg.max_turns, cfg.threshold, cfg.reward_preset, cfg.max_new_tokens,
-                           transcripts=Path(cfg.output_dir)/'transcripts.jsonl', eval_devices=eval_devices)
+                           transcripts=Path(cfg.output_dir)/'transcripts.jsonl', eval_devices=eval_devices,
+                           eval_workers=cfg.eval_workers)
     ov = verl_overrides(plan, cfg, model_path, files, loop, tokenizer_path=tokenizer_path)
     mine = {'actor_rollout_ref.rollout.name': rollout_name(rollout), 'trainer.save_freq': cfg.steps}
     return [o for o in ov if o.split('=', 1)[0] not in mine] + [f'{k}={v}' for k, v in mine.items()]
@@ -790,6 +777,9 @@ def train_command(args) -> int:
     if args.dry_run: return 0
     env = {**os.environ, **place['env'], **({'RAY_ADDRESS': args.ray_address} if args.ray_address else {}),
            'VERL_FILE_LOGGER_PATH': str(Path(cfg.output_dir)/METRICS_FILE)}
-    rc = subprocess.run(cmd, env=env).returncode
+    try: rc = subprocess.run(cmd, env=env).returncode
+    finally:
+        from cudarl_wb.sandbox import stop_servers
+        stop_servers(('judge',))                     # the run's shared evaluators: their cards are free again
     per_step = int(next(o for o in cmd if o.startswith('data.train_batch_size=')).split('=')[1]) * cfg.group_size
     return rc or _finish(cfg, tok, per_step)
