@@ -506,7 +506,9 @@ def _training_args(out_dir, config: SFTConfig, cap: int, device, bf16: bool, see
     grouped = config.batching == 'length'
     if 'train_sampling_strategy' in known: kw['train_sampling_strategy'] = 'group_by_length' if grouped else 'random'   # transformers 5
     else: kw['group_by_length'] = grouped                                                                               # transformers 4
-    return TrainingArguments(**{k: v for k, v in kw.items() if k in known})
+    args = TrainingArguments(**{k: v for k, v in kw.items() if k in known})
+    if not kw['use_cpu']: _ = args.device; args._n_gpu = 1      # the device is resolved (and the cards counted) once
+    return args
 
 # %% ../nbs/12_sft.ipynb #77eec1fb
 def last_checkpoint(folder) -> Path | None:

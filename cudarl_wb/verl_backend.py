@@ -24,7 +24,7 @@ __all__ = ['DATA_SOURCE', 'AGENT_NAME', 'FEEDBACK_TOKENS', 'ROLLOUT_NAME', 'ADAP
            'METRICS_FILE', 'verl_row', 'curriculum_splits', 'write_parquet', 'process_tester', 'score_dict',
            'compute_score', 'reward_overrides', 'compose_ppo', 'answers_batch', 'train_batch', 'agent_loop_yaml',
            'verl_overrides', 'check_config', 'optimizer_turn', 'fold_credit', 'TwoAgentLoop', 'episodes_of',
-           'LocalServer', 'save_for_verl', 'ServerActor', 'ActorClient', 'server_name', 'RolloutServer',
+           'LocalServer', 'save_for_verl', 'ServerActor', 'ActorClient', 'server_name', 'card_index', 'RolloutServer',
            'RolloutAdapter', 'register_rollout', 'check_plugin', 'rollout_name', 'recomputed_logprobs', 'prepare_run',
            'main_ppo_command', 'train_args', 'warm_start', 'verl_model', 'card_placement', 'latest_actor',
            'merge_actor', 'final_model', 'verl_history', 'train_command']
@@ -377,15 +377,23 @@ def server_name(replica_rank: int) -> str:
     return f'cudarl_rollout_server_{replica_rank}'
 
 # %% ../nbs/16_verl.ipynb #df966070
+def card_index(card, visible: str | None) -> int:
+    "The place, in a process's `CUDA_VISIBLE_DEVICES` (`visible`), of the card Ray calls `card`."
+    ids = [v.strip() for v in (visible or '').split(',') if v.strip()]
+    return ids.index(str(card)) if str(card) in ids else int(card)
+
+# %% ../nbs/16_verl.ipynb #88b71260
 class RolloutServer:
     "verl's rollout server, for a Ray actor: a Hugging Face model sampled by the project's engines."
     def __init__(self, model_path: str, tokenizer_path: str | None = None, response_length: int = 1024,
-                 seed: int | None = 0, cuda_visible_devices: str | None = None):
-        if cuda_visible_devices: os.environ['CUDA_VISIBLE_DEVICES'] = cuda_visible_devices
+                 seed: int | None = 0, card: str | None = None):
         import torch
         from transformers import AutoModelForCausalLM
         from cudarl_wb.models import load_tokenizer
         self.device = 'cuda' if torch.cuda.is_available() else 'cpu'
+        if self.device == 'cuda' and card is not None:
+            self.device = f"cuda:{card_index(card, os.environ.get('CUDA_VISIBLE_DEVICES'))}"
+            torch.cuda.set_device(self.device)
         dtype = torch.bfloat16 if self.device == 'cuda' else torch.float32
         self.model = AutoModelForCausalLM.from_pretrained(model_path, dtype=dtype).to(self.device).eval()
         self.tokenizer, self.response_length = load_tokenizer(tokenizer_path or model_path), int(response_length)
@@ -500,7 +508,7 @@ async def _launch_server(replica):
     mc = replica.model_config
     server = ray.remote(RolloutServer).options(runtime_env=dict(env_vars=env), **opts).remote(
         str(mc.path), mc.get('tokenizer_path') if hasattr(mc, 'get') else getattr(mc, 'tokenizer_path', None),
-        replica.config.response_length, cuda_visible_devices=cvd)
+        replica.config.response_length, card=cvd)
     await server.info.remote()      # raises here if the model failed to load
     replica.servers, replica._server_handle, replica._server_address = [server], server, server_name(replica.replica_rank)
 
@@ -696,7 +704,7 @@ METRICS_FILE = 'verl_metrics.jsonl'
 _VERL_KEYS = {'loss': 'actor/pg_loss', 'generator/entropy': 'actor/entropy', 'grad_norm': 'actor/grad_norm',
               'score_mean': 'critic/score/mean', 'step_s': 'timing_s/step', 'rollout_s': 'timing_s/gen',
               'update_s': 'timing_s/update_actor', 'old_logprob_s': 'timing_s/old_log_prob',
-              'tokens_per_s': 'perf/throughput', 'response_length': 'response_length/mean'}
+              'response_length': 'response_length/mean'}
 
 _NAN = float('nan')
 
@@ -721,7 +729,9 @@ def verl_history(metrics_path, transcripts, per_step: int, val_transcripts=None,
         for agent in ('generator', 'optimizer'):
             rs = [t.report.reward.total for ep in chunk for t in ep.turns if t.agent == agent]
             h[f'{agent}/reward_mean'] = sum(rs) / len(rs) if rs else _NAN
-        history.append({**h, **{k: r['data'].get(v) for k, v in _VERL_KEYS.items()}})
+        d = r['data']      # verl's perf/throughput is per card: ours counts the whole run's tokens
+        toks, secs = d.get('perf/total_num_tokens'), d.get('timing_s/step')
+        history.append({**h, **{k: d.get(v) for k, v in _VERL_KEYS.items()}, 'tokens_per_s': toks / secs if toks and secs else None})
     vsteps = [int(r['step']) for r in recs if any(k.startswith('val') for k in r['data'])]
     veps = load_transcripts(val_transcripts) if val_transcripts and Path(val_transcripts).exists() else []
     evals = []
