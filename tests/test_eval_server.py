@@ -70,3 +70,51 @@ def test_hostile_kernels_through_the_server_leave_it_serving(tmp_path):
     code, out, _ = done(cli(tmp_path, str(good), '--task', 'relu', '--json'))
     assert code == 0 and json.loads(out)['verdict'] == 'correct'
     done(cli(tmp_path, '--stop-server'))
+
+
+SHARED = ("import json, sys; from cudarl_wb.benchmarker import SharedEvaluator; from cudarl_wb.sandbox import server_pid; "
+          "ev = SharedEvaluator(devices=sys.argv[2], trials=2, idle_timeout=60); "
+          "r = ev.evaluate('relu', open(sys.argv[1]).read(), time_it=False); print(json.dumps([r.verdict.value, server_pid(ev.path)]))")
+
+
+def test_shared_evaluator_one_server_for_processes_at_once(tmp_path):
+    "Six processes that judge at the same moment (verl's agent-loop workers at a step's start) start and share one server."
+    from cudarl_wb.tasks import get_task
+    from cudarl_wb.sandbox import stop_servers
+    src = tmp_path/'relu.cu'
+    src.write_text(get_task('relu').solution)
+    env = {**os.environ, 'CUDARL_CACHE': str(tmp_path),
+           'PYTHONPATH': os.pathsep.join(filter(None, [str(ROOT), os.environ.get('PYTHONPATH')]))}
+    procs = [subprocess.Popen([sys.executable, '-c', SHARED, str(src), 'cpu'], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env=env, cwd=ROOT) for _ in range(6)]
+    outs = [p.communicate(timeout=600) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [err[-2000:] for _, err in outs]
+    answers = {tuple(json.loads(out.strip().splitlines()[-1])) for out, _ in outs}
+    assert len(answers) == 1, answers                   # one verdict, one server pid
+    (verdict, pid), = answers
+    assert verdict == 'wrong' and pid                  # a CPU worker runs no CUDA: the outputs stay NaN
+    os.environ['CUDARL_CACHE'] = str(tmp_path)
+    try: assert stop_servers(('judge',)) == [pid]
+    finally: del os.environ['CUDARL_CACHE']
+
+
+@pytest.mark.cuda
+def test_hostile_kernels_through_the_shared_evaluator(tmp_path, monkeypatch):
+    "Every planted kernel judged by the shared server as its header says, the server unharmed; relu correct after."
+    from cudarl_wb.benchmarker import SharedEvaluator
+    from cudarl_wb.sandbox import server_pid
+    from cudarl_wb.core import safe_text
+    from cudarl_wb.tasks import get_task
+    monkeypatch.setenv('CUDARL_CACHE', str(tmp_path))
+    ev = SharedEvaluator(devices=[0], idle_timeout=120)
+    assert ev.evaluate('relu', get_task('relu').solution).correct
+    pid, wrong = server_pid(ev.path), []
+    for path in sorted(HOSTILE.glob('*.cu')):
+        h = header(path)
+        v = ev.evaluate(h['task'], safe_text(path.read_bytes())).verdict.value
+        allowed = h['expect'] | ({'rejected-by-static-check'} if 'correct' not in h['expect'] else set())
+        if v not in allowed: wrong.append((path.stem, v, h['expect']))
+        assert server_pid(ev.path) == pid, path.stem
+    assert not wrong, wrong
+    assert ev.evaluate('relu', get_task('relu').solution).correct
+    ev.stop()
