@@ -24,8 +24,7 @@ __all__ = ['GUARD_BYTES', 'LAUNCH_ERROR_HELPER', 'TIMING_MODES', 'TRIAL_PLAN', '
            'selftest_job', 'credible_peaks', 'resolve_devices', 'DeviceLock', 'Evaluator', 'library_sha256',
            'library_versions', 'reference_key', 'reference_entry', 'read_entry', 'seconds_breakdown',
            'judging_breakdown', 'roofline', 'compile_only', 'summarize', 'evaluate', 'plot_roofline', 'c_candidate',
-           'evaluation_devices', 'eval_request', 'serve_evaluator', 'task_record', 'shared_request', 'serve_shared',
-           'SharedEvaluator']
+           'evaluation_devices', 'eval_request', 'serve_evaluator', 'shared_request', 'serve_shared', 'SharedEvaluator']
 
 # %% ../nbs/06_benchmarker.ipynb #30faeef6
 def unit_roundoff(dtype) -> float:
@@ -1345,11 +1344,6 @@ def serve_evaluator(path, idle_timeout: float = 600.0) -> str:
         for ev in evaluators.values(): ev.close()
 
 # %% ../nbs/06_benchmarker.ipynb #27cae5fe
-def task_record(task: Task) -> dict:
-    "The plain data another process rebuilds `task` from (with `task_of_row`)."
-    from cudarl_wb.data import task_spec
-    return dict(name=task.name, family=task.family or '', task_spec=task_spec(task))
-
 def shared_request(req: dict, ev: Evaluator) -> dict:
     "Judge one `SharedEvaluator` request (a task record, a built candidate) with `ev`: {'result': BenchResult dict}."
     from cudarl_wb.data import task_of_row
@@ -1407,6 +1401,7 @@ def evaluate(self: SharedEvaluator, task, candidate, time_it: bool = True, check
     t0, task = time.perf_counter(), get_task(task) if isinstance(task, str) else task
     cr = self._as_compiled(task, candidate)
     if not cr.ok or not self.devices: return compile_only(task, cr, t0, {'compile': time.perf_counter() - t0})
+    from cudarl_wb.data import task_record
     req = dict(task=task_record(task), candidate=cr.to_dict(), time_it=time_it, checked=checked.to_dict() if checked else None)
     try: reply = self._ask(req)
     except (ServerGone, TimeoutError, OSError) as e: reply = {'error': f'the shared evaluator failed: {type(e).__name__}: {e}'}

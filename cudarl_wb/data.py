@@ -18,7 +18,7 @@ from .tasks import *
 # %% auto #0
 __all__ = ['C_TYPES', 'RANDOM_WEIGHTS', 'CPU_FLOPS', 'PARAM_ROOM', 'REBUILT_BY_NAME', 'SAKANA_HUB', 'SAKANA_COLUMNS',
            'SHIM_HEADER', 'SFT_COLUMNS', 'HINTS', 'Skipped', 'c_identifier', 'KernelBenchReference', 'SpecTemplate',
-           'SizeProduct', 'FlopsTable', 'convert_problem', 'task_from_spec', 'task_spec', 'task_of_row',
+           'SizeProduct', 'FlopsTable', 'convert_problem', 'task_from_spec', 'task_spec', 'task_record', 'task_of_row',
            'ProblemWorker', 'find_problems', 'load_kernelbench', 'sakana_schema', 'sakana_split', 'load_sakana',
            'size_templates', 'sakana_to_launcher', 'sft_features', 'hint_for', 'feedback_template', 'vary_description',
            'vary_kernel', 'is_heldout', 'sft_pairs', 'sakana_tasks', 'sakana_examples', 'write_manifest',
@@ -880,6 +880,10 @@ def task_spec(task: Task) -> str:
     "The conversion spec of a task no other process can rebuild from its name, as JSON ('' otherwise)."
     spec = None if task.family in REBUILT_BY_NAME else task.extra.get('spec')
     return json.dumps(spec) if spec else ''
+
+def task_record(task: Task) -> dict:
+    "The plain data another process rebuilds `task` from (with `task_of_row`)."
+    return dict(name=task.name, family=task.family or '', task_spec=task_spec(task))
 
 def task_of_row(name: str, extra_info: dict | None = None) -> Task:
     "The task a record names: known here already, or rebuilt from its `task_spec` (and `family`) and registered."
