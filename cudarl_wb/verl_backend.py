@@ -743,12 +743,14 @@ def verl_history(metrics_path, transcripts, per_step: int, val_transcripts=None,
 
 # %% ../nbs/16_verl.ipynb #b9a97e05
 def _verl_plan(cfg, gpus: str | None):
-    from cudarl_wb.trainer import _plan_target, _trains_lora
+    "The planner's placement of a verl run: its evaluator sized for the largest task the run times, with the run's workers per card."
+    from cudarl_wb.trainer import _plan_target, _trains_lora, _timing_gib
     from cudarl_wb.gpu_planner import plan_training
     seq = 1024 + cfg.max_turns * cfg.max_new_tokens + (cfg.max_turns - 1) * FEEDBACK_TOKENS
     return plan_training(_plan_target(cfg), gpus, lora=_trains_lora(cfg), rollout_batch=cfg.batch_size,
-                         group_size=cfg.group_size, seq_len=seq)
+                         group_size=cfg.group_size, seq_len=seq, timing_gib=_timing_gib(cfg), evaluator_workers=cfg.eval_workers)
 
+# %% ../nbs/16_verl.ipynb #1ef64892
 def _finish(cfg, tok_dir, per_step: int) -> int:
     "Convert verl's last checkpoint into `final_model/` and its log into our metrics and curves; 1 where verl saved none."
     import sys
