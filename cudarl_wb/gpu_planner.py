@@ -747,11 +747,11 @@ def evaluator_loads(cfg: PlanConfig) -> list[Load]:
     for w in range(cfg.evaluator_workers):
         proc, who = ('evaluator', 'sandbox worker') if w == 0 else (f'evaluator-{w + 1}', f'sandbox worker {w + 1}')
         loads += [Load('evaluator', f'{who}: {TIMING_SETS} timing buffer sets', TIMING_SETS * 3 * t, 'resident', proc),
-                  Load('evaluator', f'{who}: float64 check of the timed outputs', 4 * t, 'resident', proc),
+                  Load('evaluator', f'{who}: float64 check of the timed outputs', 8 * t, 'resident', proc),
                   Load('evaluator', f'{who}: L2 flush', FLUSH_GIB, 'resident', proc)]
     return loads + [
-            Load('evaluator', 'reference worker: bandwidth buffers', PEAKS_GIB, 'resident', 'evaluator-references'),
-            Load('evaluator', 'reference worker: reference inputs and outputs', (TIMING_SETS + 1) * t, 'resident', 'evaluator-references'),
+            Load('evaluator', 'reference worker: bandwidth buffers, then reference tensors in the same blocks',
+                 max(PEAKS_GIB, (TIMING_SETS + 1) * t), 'resident', 'evaluator-references'),
             Load('evaluator', 'reference worker: L2 flush', FLUSH_GIB, 'resident', 'evaluator-references')]
 
 # %% ../nbs/01_gpu_planner.ipynb #3bbeb5e0
