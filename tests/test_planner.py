@@ -147,3 +147,17 @@ def test_estimates_are_within_15_percent_of_the_measured_tiny_step():
                          gradient_checkpointing=False, timing_gib=0.25)   # tiers 0 and 1: the largest task moves 256 MiB
     chk = memory_check(plan, {k: v * GIB for k, v in MEASURED_TINY_H100.items()})
     for k in MEASURED_TINY_H100: assert 0.85 <= chk[f'memory/{k}_ratio'] <= 1.15, (k, chk)
+
+
+# Measured on an H100 80GB HBM3 by `python bench/evaluator_memory.py --preset small` (LOG.md, "the evaluator's memory up
+# to the largest task"): NVML's count for each evaluator process after it judged `avgpool2d`, 0.5 GiB at its timing
+# shape and the largest task of the run, in GiB.
+MEASURED_EVALUATOR_H100 = {'evaluator': 10.53, 'evaluator-references': 3.36}
+
+
+def test_each_evaluator_process_is_within_15_percent_at_the_largest_task():
+    from cudarl_wb.gpu_planner import CONTEXT_GIB, PlanConfig, evaluator_loads
+    loads = evaluator_loads(PlanConfig(timing_gib=0.5))
+    for proc, got in MEASURED_EVALUATOR_H100.items():
+        est = sum(l.gib for l in loads if l.process == proc) + CONTEXT_GIB
+        assert 0.85 <= got / est <= 1.15, (proc, got, est)
