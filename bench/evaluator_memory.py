@@ -21,24 +21,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _table import table
 
 
-def process_bytes(card: int) -> dict:
-    "{pid: device bytes} of the processes on `card`, from NVML (or nvidia-smi where nvidia-ml-py is missing)."
-    try:
-        import pynvml
-        from cudarl_wb.benchmarker import _nvml_handle
-        return {p.pid: p.usedGpuMemory or 0 for p in pynvml.nvmlDeviceGetComputeRunningProcesses(_nvml_handle(card))}
-    except ImportError:
-        import subprocess, torch
-        uuid = f'GPU-{torch.cuda.get_device_properties(card).uuid}'
-        out = subprocess.run(['nvidia-smi', '--query-compute-apps=gpu_uuid,pid,used_memory', '--format=csv,noheader,nounits'],
-                             capture_output=True, text=True, check=True).stdout
-        rows = [[x.strip() for x in line.split(',')] for line in out.splitlines() if line.strip()]
-        return {int(pid): int(mib) * 2**20 for u, pid, mib in rows if u == uuid}
-
-
 def worker_bytes(tester, card: int) -> dict:
-    "Device bytes of each sandbox and reference worker on `card`: {'sandbox': [...], 'reference': [...]}."
-    used = process_bytes(card)
+    "Device bytes of each sandbox and reference worker on `card`, as NVML counts them: {'sandbox': [...], 'reference': [...]}."
+    import pynvml
+    from cudarl_wb.benchmarker import _nvml_handle
+    used = {p.pid: p.usedGpuMemory or 0 for p in pynvml.nvmlDeviceGetComputeRunningProcesses(_nvml_handle(card))}
     out = {'sandbox': [], 'reference': []}
     for s in tester.evaluator.slots:
         if s.device != f'cuda:{card}': continue

@@ -938,10 +938,11 @@ def read_entry(path: Path, key: dict | None = None) -> dict | None:
 # %% ../nbs/06_benchmarker.ipynb #9e736308
 @patch
 def _cached(self: Evaluator, kind: str, name: str, slot: _Slot, fn, kwargs, timeout_note: str,
-            key: dict | None = None, use_cache: bool = True, info: dict | None = None) -> dict:
+            key: dict | None = None, use_cache: bool = True, info: dict | None = None, measure: bool = True) -> dict | None:
     info = {} if info is None else info
     path = cache_dir(kind)/_slug(slot.device_name)/f'{name}.json'
     mem_key = (kind, slot.device, name)
+    if not measure: return self._mem_refs.get(mem_key) or (read_entry(path, key) if use_cache else None)
     with self._ref_locks.setdefault(mem_key, threading.Lock()):
         if mem_key in self._mem_refs:
             info[kind] = 'memory'; return self._mem_refs[mem_key]
@@ -960,23 +961,24 @@ def _cached(self: Evaluator, kind: str, name: str, slot: _Slot, fn, kwargs, time
 
 # %% ../nbs/06_benchmarker.ipynb #99f48d5f
 @patch
-def reference_times(self: Evaluator, task: Task, slot: _Slot | None = None, info: dict | None = None) -> dict:
+def reference_times(self: Evaluator, task: Task, slot: _Slot | None = None, info: dict | None = None, measure: bool = True) -> dict | None:
     "Eager and torch.compile times of `task`'s reference at its timing shape on `slot`'s GPU (cached, see above)."
     slot = slot or self.slots[0]
     slot.worker.start()
     key = reference_key(task, slot.device_name, self.torch_compile)
     return self._cached('reference_times', reference_entry(key), slot, 'cudarl_wb.benchmarker:reference_job',
                         dict(task=task, compile=self.torch_compile), 'reference timing failed', key=key,
-                        use_cache=self.reference_cache, info=info)
+                        use_cache=self.reference_cache, info=info, measure=measure)
 
 # %% ../nbs/06_benchmarker.ipynb #2b3ad6f0
 @patch
-def peaks(self: Evaluator, slot: _Slot | None = None, info: dict | None = None) -> dict:
+def peaks(self: Evaluator, slot: _Slot | None = None, info: dict | None = None, measure: bool = True) -> dict | None:
     "The measured peaks of `slot`'s device (cached per device model)."
     slot = slot or self.slots[0]
     slot.worker.start()
     # 'peaks-v3': fastest repetitions, checked by `credible_peaks`
-    return self._cached('peaks', 'peaks-v3', slot, 'cudarl_wb.benchmarker:peaks_job', {}, 'peak measurement failed', info=info)
+    return self._cached('peaks', 'peaks-v3', slot, 'cudarl_wb.benchmarker:peaks_job', {}, 'peak measurement failed', info=info,
+                        measure=measure)
 
 # %% ../nbs/06_benchmarker.ipynb #c637edc1
 @patch
@@ -1013,13 +1015,8 @@ def judging_breakdown(results) -> dict:
 @patch
 def _refs_at_hand(self: Evaluator, task: Task, slot: _Slot) -> bool:
     "Whether `task`'s reference times and the peaks of `slot`'s card are known already (in memory or on disk)."
-    def known(kind, name, key=None, use_cache=True):
-        if (kind, slot.device, name) in self._mem_refs: return True
-        return use_cache and read_entry(cache_dir(kind)/_slug(slot.device_name)/f'{name}.json', key) is not None
-    if not known('peaks', 'peaks-v3'): return False
-    if not self.reference_timing: return True
-    key = reference_key(task, slot.device_name, self.torch_compile)
-    return known('reference_times', reference_entry(key), key, self.reference_cache)
+    if self.peaks(slot, measure=False) is None: return False
+    return not self.reference_timing or self.reference_times(task, slot, measure=False) is not None
 
 # %% ../nbs/06_benchmarker.ipynb #7b781c00
 @patch
