@@ -47,6 +47,7 @@ class SFTConfig(Record):
     eval_every: int = 150              # Generator steps between early-stop probes (0: no probes)
     probe: dict = field(default_factory=lambda: {'elementwise': 3, 'rowreduce': 1, 'broadcast': 1})
     stop_compile: float = 0.8          # stop the Generator once the probe compiles this share
+    stop_correct: float = 0.75         # ... or, with full rewards (a GPU), once it is this share correct instead
     min_entropy: float = 0.02          # ... or before its per-token entropy (nats) on held-out answers falls below this
     shares: dict = field(default_factory=lambda: {'generator': 0.75, 'optimizer': 0.25})
     optimizer_init: str = 'generator'  # the Optimizer starts from the trained Generator ('generator') or the base ('base')
@@ -62,7 +63,7 @@ SFT_PRESETS = {
     'small': SFTConfig(procedural={'elementwise': 8000, 'rowreduce': 2500, 'broadcast': 2500}, builtin_variants=2,
                        repair_pairs=400, learning_rate=1e-3, min_lr_ratio=0.05, warmup_steps=40, batch_size=16, grad_accum=2,
                        weight_decay=0.01, max_length=1024, max_length_optimizer=2048, time_budget_s=600.0,
-                       steps={'generator': 1225, 'optimizer': 260}, eval_every=200, stop_compile=1.0,
+                       steps={'generator': 1225, 'optimizer': 260}, eval_every=200, stop_compile=1.0, min_entropy=0.005,
                        probe={'elementwise': 4, 'rowreduce': 2, 'broadcast': 2},
                        save_every_s=120.0, eval_procedural={'elementwise': 40, 'rowreduce': 20, 'broadcast': 20}, eval_repair=24),
 }
@@ -456,16 +457,21 @@ class _Progress(_Callback):
 
 # %% ../nbs/12_sft.ipynb #68bd8b90
 class _EarlyStop(_Callback):
-    def __init__(self, probe, every: int, stop_compile: float, min_entropy: float = 0.0):
+    def __init__(self, probe, every: int, stop_compile: float, min_entropy: float = 0.0, stop_correct: float = 0.75):
         self.probe, self.every, self.stop_compile, self.min_entropy = probe, int(every), stop_compile, min_entropy
-        self.history, self.reason = [], None
+        self.stop_correct, self.history, self.reason = stop_correct, [], None
+
+    def _reached(self, r: dict) -> str | None:
+        "Why the probe result `r` is good enough: its correct rate where it has one, else its compile rate."
+        if r.get('correct') is not None: return f"probe correct {r['correct']:.0%}" if r['correct'] >= self.stop_correct else None
+        return f"probe compiles {r['compile']:.0%}" if r['compile'] is not None and r['compile'] >= self.stop_compile else None
 
     def on_step_end(self, args, state, control, **kw):
         if not self.every or state.global_step % self.every or control.should_training_stop: return control
         r = dict(step=state.global_step, **self.probe())
         self.history.append(r)
-        if r['compile'] is not None and r['compile'] >= self.stop_compile: self.reason = f"probe compiles {r['compile']:.0%}"
-        elif r.get('entropy') is not None and r['entropy'] < self.min_entropy: self.reason = f"entropy {r['entropy']:.3f} nats/token"
+        low = r.get('entropy') is not None and r['entropy'] < self.min_entropy
+        self.reason = self._reached(r) or (f"entropy {r['entropy']:.3f} nats/token" if low else None)
         if self.reason: control.should_training_stop = control.should_save = True
         return control
 
@@ -593,7 +599,7 @@ def train_agent(models, agent: str, dataset, config: SFTConfig, out_dir, budget_
         plan = _Plan(schedule, budget_s, replan and last is None, cap, config.save_every_s, fixed_total=None if replan else total)
         tuner = _ThreadTuner(collator) if device.type == 'cpu' and threads == 'auto' else None
         if device.type == 'cpu' and threads and threads != 'auto': torch.set_num_threads(int(threads))
-        early = _EarlyStop(probe, config.eval_every, config.stop_compile, config.min_entropy) if probe and config.eval_every else None
+        early = _EarlyStop(probe, config.eval_every, config.stop_compile, config.min_entropy, config.stop_correct) if probe and config.eval_every else None
         callbacks = [plan] + [early] * bool(early) + [tuner] * bool(tuner) + [_Progress(f'SFT {agent}', schedule, collator, tuner)] * bool(progress)
         trainer = _sft_trainer_class(config, dataset, schedule)(
             model=model, args=_training_args(out_dir, config, cap, device, bf16, config.seed),
@@ -698,13 +704,13 @@ def _entropy_of(models, agent: str, conversations) -> float | None:
 
 # %% ../nbs/12_sft.ipynb #bddf6cfd
 def probe_generator(models, tasks, tester, max_new_tokens: int = 768) -> dict:
-    "The Generator's compile and format rates on `tasks` (greedy) and its `answer_entropy`, with the seconds it took."
+    "The Generator's compile, format and (on a GPU) correct rates on `tasks` (greedy), its `answer_entropy` and the seconds."
     t0 = time.perf_counter()
     with models.use('generator') as m:
         was = m.training; m.eval()
         try: ev = evaluate_generator(models, tasks, tester, max_new_tokens)
         finally: m.train(was)
-    return dict(compile=ev['compile'], format=ev['format'], entropy=answer_entropy(models, tasks), seconds=round(time.perf_counter() - t0, 1))
+    return dict(compile=ev['compile'], format=ev['format'], correct=ev['correct'], entropy=answer_entropy(models, tasks), seconds=round(time.perf_counter() - t0, 1))
 
 # %% ../nbs/12_sft.ipynb #0184a844
 def plot_sft(metrics: dict, path=None):
@@ -952,7 +958,8 @@ def _length_line(config: SFTConfig, max_steps=None, epochs=None, budget=None) ->
     length = f'{max_steps} steps per agent' if max_steps else f'{epochs} epochs' if epochs else \
         ', '.join(f'{n} {a} steps' for a, n in config.steps.items()) if config.steps else 'the time budget'
     return (length + (f', capped at {budget:.0f} s' if budget else '')
-            + (f'; the Generator stops early once {config.stop_compile:.0%} of the probe compiles' if config.eval_every else ''))
+            + (f'; the Generator stops early once {config.stop_compile:.0%} of the probe compiles '
+               f'({config.stop_correct:.0%} correct with full rewards)' if config.eval_every else ''))
 
 # %% ../nbs/12_sft.ipynb #d0968dff
 def run_sft(preset: str = 'tiny', model=None, out='sft_checkpoints', epochs: float | None = None, max_steps: int | None = None,

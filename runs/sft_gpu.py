@@ -44,7 +44,7 @@ def main(argv=None):
           f"{m['train']['tokens_per_s']:.0f} tokens/s; peak GPU memory {m['peak_memory']['gpu_gb']} GB; wall {wall:.0f} s")
     g = m['train']['generator']
     print(f"Generator: {g['steps']} of {g['planned_steps']} steps in {g['seconds']:.0f} s, stopped by {g['stopped_by']}; "
-          f"probes (step, compile, entropy, s) {[(p['step'], p['compile'], p['entropy'], p['seconds']) for p in g.get('probes', [])]}; "
+          f"probes (step, compile, correct, entropy, s) {[(p['step'], p['compile'], p.get('correct'), p['entropy'], p['seconds']) for p in g.get('probes', [])]}; "
           f"entropy per token {m['entropy']['before']} -> {m['entropy']['after']} nats")
     result = dict(metrics=m, wall_seconds=round(wall, 1), tier0=tier0)
     Path(a.json).parent.mkdir(parents=True, exist_ok=True)

@@ -37,9 +37,10 @@ def archive(tmp_path_factory):
 
 def test_early_stop_probe_ends_the_generator_and_entropy_is_recorded(tmp_path):
     m = run_sft('tiny', out=tmp_path/'sft', evaluate=True, progress=False, threads=1, steps={'generator': 60, 'optimizer': 3},
-                eval_every=10, stop_compile=0.0, **QUICK)
+                eval_every=10, stop_compile=0.0, stop_correct=0.0, **QUICK)
     g = m['train']['generator']
-    assert (g['steps'], g['planned_steps']) == (10, 60) and g['stopped_by'] == 'early: probe compiles 0%', g
+    why = 'probe correct 0%' if torch.cuda.is_available() else 'probe compiles 0%'     # a GPU's Tester runs the kernels
+    assert (g['steps'], g['planned_steps']) == (10, 60) and g['stopped_by'] == f'early: {why}', g
     assert [p['step'] for p in g['probes']] == [10] and g['probes'][0]['entropy'] > 0
     assert m['train']['optimizer']['steps'] == 3                     # no probe for the Optimizer: its steps
     h = m['entropy']
