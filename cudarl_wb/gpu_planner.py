@@ -15,14 +15,15 @@ from .core import *
 
 # %% auto #0
 __all__ = ['GIB', 'CARDS', 'BUILTIN_MODELS', 'DEFAULT_MODEL', 'CONTEXT_GIB', 'HEADROOM', 'MAX_UTIL', 'FLUSH_GIB', 'PEAKS_GIB',
-           'TIMING_GIB', 'TIMING_SETS', 'VLLM_BATCHED_TOKENS', 'DTYPE_BYTES', 'QUANT_BYTES', 'ROLES', 'RAY_MIN_CPUS',
-           'CardSpec', 'card_families', 'match_card', 'GPU', 'Inventory', 'InventoryError', 'parse_inventory',
-           'machine_cpus_ram', 'detect_inventory', 'ModelError', 'ModelSpec', 'builtin_model', 'model_from_config',
-           'resolve_model', 'weights_gib', 'activation_gib', 'PlanConfig', 'Load', 'CardUse', 'learner_loads',
-           'valid_tp', 'rollout_fixed_loads', 'hf_workspace_gib', 'kv_gib_per_sequence', 'Group', 'Layout',
-           'split_layout', 'hybrid_layout', 'candidate_layouts', 'builtin_layout', 'Problem', 'Placement',
-           'evaluator_loads', 'evaluate_layout', 'PlanError', 'resolve_dtype', 'Plan', 'compile_workers',
-           'plan_training', 'suggest_fixes', 'plan_args', 'plan_command', 'memory_check']
+           'TIMING_GIB', 'TIMING_SETS', 'VLLM_BATCHED_TOKENS', 'FSDP_RANK_GIB', 'SERVER_GIB', 'DTYPE_BYTES',
+           'QUANT_BYTES', 'ROLES', 'RAY_MIN_CPUS', 'CardSpec', 'card_families', 'match_card', 'GPU', 'Inventory',
+           'InventoryError', 'parse_inventory', 'machine_cpus_ram', 'detect_inventory', 'ModelError', 'ModelSpec',
+           'builtin_model', 'model_from_config', 'resolve_model', 'weights_gib', 'activation_gib', 'PlanConfig', 'Load',
+           'CardUse', 'learner_loads', 'valid_tp', 'rollout_fixed_loads', 'hf_workspace_gib', 'kv_gib_per_sequence',
+           'Group', 'Layout', 'split_layout', 'hybrid_layout', 'candidate_layouts', 'builtin_layout',
+           'colocated_layout', 'Problem', 'Placement', 'evaluator_loads', 'evaluate_layout', 'PlanError',
+           'resolve_dtype', 'Plan', 'compile_workers', 'plan_training', 'suggest_fixes', 'plan_args', 'plan_command',
+           'memory_check']
 
 # %% ../nbs/01_gpu_planner.ipynb #030809ab
 GIB = 2**30
@@ -467,6 +468,8 @@ PEAKS_GIB = 2.0          # the reference worker's bandwidth measurement: two 1 G
 TIMING_GIB = 0.125       # bytes a kernel moves at the timing shape: the built-in tasks' median (128 MiB)
 TIMING_SETS = 4          # buffer sets the timing rotates through, each of three times the task's bytes
 VLLM_BATCHED_TOKENS = 8192   # vLLM's chunked-prefill budget: bounds its activation workspace
+FSDP_RANK_GIB = 1.25     # a verl FSDP rank beyond its tensors and context: NCCL buffers, gathered layers, allocator cache (measured)
+SERVER_GIB = 0.95        # our rollout server beyond weights, cache and context: CUDA graphs, cuBLAS workspaces (measured)
 
 DTYPE_BYTES = {'fp32': 4, 'bf16': 2, 'fp16': 2}
 QUANT_BYTES = {'none': None, '8bit': 1.0, '4bit': 0.5625}   # NF4: 4 bits + an fp32 scale per 64 values
@@ -501,7 +504,8 @@ class PlanConfig(Record):
     group_size: int = option(8, 'GRPO samples per task')
     seq_len: int = option(4096, 'tokens of prompt and all turns')
     micro_batch: int = option(1, 'sequences per learner forward/backward')
-    engine: str = option('auto', 'rollout engine', choices=['auto', 'vllm', 'hf'])
+    engine: str = option('auto', "rollout engine (ours: our engine as a server beside each of verl's FSDP ranks, verl's --rollout cudarl)",
+                         choices=['auto', 'vllm', 'hf', 'ours'])
     evaluator_gib: float | None = None   # a benchmark card's worker buffers, contexts aside (None: `evaluator_loads`)
     gradient_checkpointing: bool = True
     timing_gib: float = TIMING_GIB       # bytes of the largest task the evaluator times
@@ -519,9 +523,10 @@ def check(self: PlanConfig):
     if self.quant not in QUANT_BYTES: raise ValueError(f'quant {self.quant!r}: use none, 8bit or 4bit')
     if self.quant != 'none' and not self.lora:
         raise ValueError(f'a {self.quant} base is frozen: it needs LoRA (drop --full-finetune or --quant)')
-    if self.engine not in ('auto', 'vllm', 'hf'): raise ValueError(f'engine {self.engine!r}: use auto, vllm or hf')
+    if self.engine not in ('auto', 'vllm', 'hf', 'ours'): raise ValueError(f'engine {self.engine!r}: use auto, vllm, hf or ours')
     if self.backend not in ('verl', 'builtin'): raise ValueError(f'backend {self.backend!r}: use verl or builtin')
-    if self.backend == 'builtin' and self.engine == 'vllm': raise ValueError('the built-in trainer generates with its own engine, not vLLM')
+    if self.backend == 'builtin' and self.engine in ('vllm', 'ours'):
+        raise ValueError('the built-in trainer generates in its own process (engine hf), not with vLLM or rollout servers')
     for k in ('lora_rank', 'rollout_batch', 'group_size', 'seq_len', 'micro_batch', 'evaluator_workers'):
         v = getattr(self, k)
         if not isinstance(v, int) or v < 1: raise ValueError(f'{k} must be a positive integer, not {v!r}')
@@ -606,6 +611,7 @@ def rollout_fixed_loads(m: ModelSpec, cfg: PlanConfig, dtype: str, tp: int, engi
     if engine == 'vllm':
         work = 1.0 + (VLLM_BATCHED_TOKENS * width * b + cfg.conversations * m.vocab * 8) / GIB
         loads.append(Load('rollout', 'workspace (CUDA graphs, prefill chunk, sampler)', work, phase, process))
+    if engine == 'ours': loads.append(Load('rollout', 'server runtime (CUDA graphs, cuBLAS workspaces)', SERVER_GIB, phase, process))
     return loads
 
 # %% ../nbs/01_gpu_planner.ipynb #6449595f
@@ -700,6 +706,17 @@ def builtin_layout(inv: Inventory) -> Layout:
     return Layout('builtin', [Group('hybrid', 'hybrid', [first], ['generator', 'optimizer'], []),
                               Group('evaluator', 'evaluator', rest or [first])], why)
 
+# %% ../nbs/01_gpu_planner.ipynb #c1e27247
+def colocated_layout(inv: Inventory) -> Layout:
+    "verl with our rollout: an FSDP rank and a rollout server on each card; node 0's smallest card judges, alone where there are several."
+    node0 = _by_size(inv.node_gpus(0))
+    ev = node0[-1].key
+    run = [g.key for g in inv.gpus if g.key != ev] if len(node0) > 1 else [ev]
+    why = (f'verl with our rollout: an FSDP rank and a rollout server on each of {len(run)} card(s), '
+           + ('the evaluator on its own' if ev not in run else 'the evaluator beside them'))
+    return Layout('colocated', [Group('rollout', 'rollout', run), Group('learners', 'actor', run, ['generator'], run[1:]),
+                                Group('evaluator', 'evaluator', [ev])], why)
+
 # %% ../nbs/01_gpu_planner.ipynb #7d76398f
 @dataclass
 class Problem(Record):
@@ -764,6 +781,8 @@ def _fixed_uses(layout: Layout, inv: Inventory, m: ModelSpec, cfg: PlanConfig, d
                 uses[key].loads += learner_loads(m, cfg, dtype, grp.agents, len(grp.cards), grp.process, kept)
                 if key in grp.trainer_cards:
                     uses[key].loads.append(Load('trainer', f'FSDP rank of the {grp.process}', 0.0, 'resident', grp.process))
+                if grp.process == 'actor':        # verl's FSDP ranks (the colocated layout)
+                    uses[key].loads.append(Load('trainer', 'FSDP rank runtime (NCCL buffers, gathered layers)', FSDP_RANK_GIB, 'resident', 'actor'))
         if grp.kind == 'evaluator':
             for key in grp.cards:
                 if uses[key].is_cpu: uses[key].loads.append(Load('evaluator', 'nvcc compile workers (compile-only)', 1.0, 'resident', 'evaluator'))
@@ -777,7 +796,8 @@ def _rollout_try(uses: dict, group: Group, m: ModelSpec, cfg: PlanConfig, dtype:
     phase = 'rollout' if hybrid else 'resident'
     trial = {k: CardUse(u.gpu, list(u.loads)) for k, u in uses.items()}
     per_seq = kv_gib_per_sequence(m, cfg, dtype, tp)
-    work = hf_workspace_gib(m, cfg, dtype) if engine == 'hf' else 0.0
+    work = hf_workspace_gib(m, cfg, dtype) if engine in ('hf', 'ours') else 0.0
+    most = cfg.conversations if engine == 'hf' else -(-cfg.conversations // len(group.cards))   # servers share the conversations
     seqs_per_rank, utils = [], []
     for key in group.cards:
         u = trial[key]
@@ -788,7 +808,7 @@ def _rollout_try(uses: dict, group: Group, m: ModelSpec, cfg: PlanConfig, dtype:
         else: room = u.usable_gib - u.peak_gib()
         if engine == 'vllm': room = min(room + fixed_gib, MAX_UTIL * u.gpu.memory_gib) - fixed_gib
         n_seq = max(0, int(room // (per_seq + work))) if not math.isinf(room) else cfg.conversations
-        if engine == 'hf': n_seq = min(n_seq, cfg.conversations)
+        if engine in ('hf', 'ours'): n_seq = min(n_seq, most)
         if n_seq < 1:
             return trial, seqs_per_rank, utils, Problem(
                 'rollout', fixed_gib + per_seq + work, u.gpu.label(nodes), u.gpu.memory_gib, room + fixed_gib,
@@ -808,7 +828,7 @@ def _best_rollout(uses: dict, group: Group, by_key: dict, m: ModelSpec, cfg: Pla
     per_node = min(len([c for c in cards if by_key[c].node == n]) or 1 for n in {by_key[c].node for c in cards})
     best = None
     for tp in [t for t in (1, 2, 4, 8) if t <= per_node and len(cards) % t == 0 and valid_tp(m, t)]:
-        if engine == 'hf' and tp > 1: break
+        if engine in ('hf', 'ours') and tp > 1: break
         trial, seqs_per_rank, utils, short = _rollout_try(uses, group, m, cfg, dtype, tp, engine, nodes)
         if short:
             if best is None or best[0] is None: best = (None, tp, trial, short, None)
@@ -1064,7 +1084,8 @@ def _role_line(self: Plan, role: str) -> str | None:
     text = _cards_text(cards, inv.nodes)
     if role == 'rollout':
         eng = (f'vLLM tp {p.tp} × {p.replicas} replica(s), gpu_memory_utilization {p.gpu_memory_utilization}'
-               if p.engine == 'vllm' else 'our engine in the trainer process')
+               if p.engine == 'vllm' else f'our engine, a server beside each of {p.replicas} FSDP rank(s)' if p.engine == 'ours'
+               else 'our engine in the trainer process')
         text += f': {eng}; KV cache holds {p.kv_sequences} of {cfg.conversations} conversations'
     if role == 'reference': text += (': the learners\' base with adapters off' if cfg.lora else ': a frozen copy per learner')
     if role == 'evaluator': text += f': {len(cards) * cfg.evaluator_workers} benchmark worker(s), {compile_workers(inv.cpus)} nvcc build(s) in parallel'
@@ -1084,7 +1105,8 @@ def _cards_lines(self: Plan) -> list[str]:
         lines.append(f"verl: nnodes {v['trainer.nnodes']}, n_gpus_per_node {self.verl_cards()}"
                      + (f' (evaluation on {_cards_text(own, inv.nodes)})' if own else '') + ', '
                      f"tensor_model_parallel_size {v['actor_rollout_ref.rollout.tensor_model_parallel_size']}, "
-                     f"gpu_memory_utilization {v['actor_rollout_ref.rollout.gpu_memory_utilization']}")
+                     + (f"gpu_memory_utilization {v['actor_rollout_ref.rollout.gpu_memory_utilization']}" if self.placement.engine != 'ours'
+                        else f"{self.placement.replicas} rollout server(s) of ours"))
     except PlanError as e: lines.append(f'verl: cannot run here: {e}')
     return lines
 
@@ -1203,12 +1225,12 @@ def plan_training(model: str | ModelSpec | None = None, inventory: Inventory | s
     builtin = cfg.backend == 'builtin'
     eng = cfg.engine if cfg.engine != 'auto' else ('hf' if len(inv.gpus) == 1 or builtin else 'vllm')
     tried = []
-    for lay in ([builtin_layout(inv)] if builtin else candidate_layouts(inv)):
+    for lay in ([builtin_layout(inv)] if builtin else [colocated_layout(inv)] if eng == 'ours' else candidate_layouts(inv)):
         tried.append(evaluate_layout(lay, inv, m, cfg, dt, eng))
         if tried[-1].fits: break
     if not tried[-1].fits: raise _no_fit(m, inv, cfg, dt, tried, suggest)
     p = tried[-1]
-    hybrid = p if (p.layout.name == 'hybrid' and p.engine == 'vllm') else evaluate_layout(hybrid_layout(inv), inv, m, cfg, dt, 'vllm')
+    hybrid = p if (p.layout.name == 'hybrid' and p.engine == 'vllm') or p.engine == 'ours' else evaluate_layout(hybrid_layout(inv), inv, m, cfg, dt, 'vllm')
     notes, warnings = _plan_remarks(inv, cfg, dt, tried)
     return Plan(m, inv, cfg, p, hybrid, warnings, shape_notes + notes)
 

@@ -742,13 +742,14 @@ def verl_history(metrics_path, transcripts, per_step: int, val_transcripts=None,
     return history, evals
 
 # %% ../nbs/16_verl.ipynb #b9a97e05
-def _verl_plan(cfg, gpus: str | None):
-    "The planner's placement of a verl run: its evaluator sized for the largest task the run times, with the run's workers per card."
+def _verl_plan(cfg, gpus: str | None, rollout: str = 'vllm'):
+    "The planner's placement of a verl run (our rollout: a server beside each FSDP rank), its evaluator sized for the largest task timed."
     from cudarl_wb.trainer import _plan_target, _trains_lora, _timing_gib
     from cudarl_wb.gpu_planner import plan_training
     seq = 1024 + cfg.max_turns * cfg.max_new_tokens + (cfg.max_turns - 1) * FEEDBACK_TOKENS
     return plan_training(_plan_target(cfg), gpus, lora=_trains_lora(cfg), rollout_batch=cfg.batch_size,
-                         group_size=cfg.group_size, seq_len=seq, timing_gib=_timing_gib(cfg), evaluator_workers=cfg.eval_workers)
+                         group_size=cfg.group_size, seq_len=seq, timing_gib=_timing_gib(cfg), evaluator_workers=cfg.eval_workers,
+                         engine='ours' if rollout == 'cudarl' else 'auto')
 
 # %% ../nbs/16_verl.ipynb #1ef64892
 def _finish(cfg, tok_dir, per_step: int) -> int:
@@ -778,7 +779,7 @@ def train_command(args) -> int:
     os.environ['VERL_USE_EXTERNAL_MODULES'] = ','.join(dict.fromkeys(mods + [PLUGIN_MODULE]))   # verl and Ray's workers import it
     try:
         if rollout == 'cudarl' and (not args.dry_run or importlib.util.find_spec('verl')): check_plugin()
-        plan = _verl_plan(cfg, args.gpus); plan.ray_verl()
+        plan = _verl_plan(cfg, args.gpus, rollout); plan.ray_verl()
     except (PlanError, ModelError, RuntimeError) as e:
         print(f'cudarl-wb train --backend verl: {e}', file=sys.stderr); return 2
     out = Path(cfg.output_dir)/'verl_inputs'

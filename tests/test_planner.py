@@ -161,3 +161,18 @@ def test_each_evaluator_process_is_within_15_percent_at_the_largest_task():
     for proc, got in MEASURED_EVALUATOR_H100.items():
         est = sum(l.gib for l in loads if l.process == proc) + CONTEXT_GIB
         assert 0.85 <= got / est <= 1.15, (proc, got, est)
+
+
+# verl with our rollout, `small`, full weights, 3 tasks x 8 answers, on four H100s (nvidia-smi per process, 2026-11-27):
+# each of cards 0-2 held one FSDP rank and one rollout server.
+MEASURED_VERL_OURS_H100 = {'actor': [2.68], 'rollout': [2.20, 2.20, 2.35]}
+
+
+def test_verl_with_our_rollout_plans_each_process_within_15_percent():
+    from cudarl_wb.gpu_planner import CONTEXT_GIB, plan_training
+    p = plan_training('small', '4xH100-80GB', lora=False, rollout_batch=3, group_size=8, seq_len=2816, engine='ours')
+    assert p.placement.layout.name == 'colocated' and p.verl_cards() == 3
+    for u in p.uses[:3]:
+        for proc, measured in MEASURED_VERL_OURS_H100.items():
+            est = CONTEXT_GIB + sum(l.gib for l in u.loads if l.process == proc)
+            for got in measured: assert 0.85 <= got / est <= 1.15, (u.gpu.key, proc, got, est)
