@@ -88,18 +88,10 @@ def _torch_info() -> dict:
                 gpus=[gpu(i) for i in range(torch.cuda.device_count())] if ok else [])
 
 # %% ../nbs/17_cli.ipynb #39e51cb9
-def _driver_version() -> str | None:
-    try:
-        import pynvml
-        pynvml.nvmlInit()
-        try: return pynvml.nvmlSystemGetDriverVersion()
-        finally: pynvml.nvmlShutdown()
-    except Exception: return None
-
-# %% ../nbs/17_cli.ipynb #090cf7c8
 def machine_info() -> dict:
     "Python, torch, CUDA toolkit, nvcc, GPUs and optional stacks of this machine."
     from cudarl_wb.core import nvcc_path, nvcc_version
+    from cudarl_wb.benchmarker import _driver_version
     info = {'python': platform.python_version(), 'platform': platform.platform(), **_torch_info()}
     info['nvcc'] = nvcc_path()
     info['nvcc_version'] = nvcc_version()
