@@ -23,14 +23,14 @@ from _table import table
 
 def worker_bytes(tester, card: int) -> dict:
     "Device bytes of each sandbox and reference worker on `card`, as NVML counts them: {'sandbox': [...], 'reference': [...]}."
-    import pynvml
-    from cudarl_wb.benchmarker import _nvml_handle
-    used = {p.pid: p.usedGpuMemory or 0 for p in pynvml.nvmlDeviceGetComputeRunningProcesses(_nvml_handle(card))}
+    from cudarl_wb.benchmarker import card_process_bytes
+    used = card_process_bytes(card)
+    if used is None: raise RuntimeError(f'NVML cannot read the processes on card {card} (needs nvidia-ml-py)')
     out = {'sandbox': [], 'reference': []}
     for s in tester.evaluator.slots:
         if s.device != f'cuda:{card}': continue
         for kind, w in (('sandbox', s.worker), ('reference', s.trusted)):
-            if w is not None and w.proc is not None and w.proc.pid in used: out[kind].append(used[w.proc.pid])
+            if w is not None and w.proc is not None and w.proc.pid in used: out[kind].append(used[w.proc.pid] or 0)
     return out
 
 

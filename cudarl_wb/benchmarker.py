@@ -20,9 +20,9 @@ from .sandbox import *
 __all__ = ['GUARD_BYTES', 'LAUNCH_ERROR_HELPER', 'TIMING_MODES', 'TRIAL_PLAN', 'BUSY_FRACTION', 'SECONDS_PARTS', 'unit_roundoff',
            'output_scale', 'allowed_error', 'magnitude_reference', 'compare', 'Guarded', 'poison', 'same_bits',
            'launch_error_helper', 'KernelLauncher', 'Timing', 'time_calls', 'timing_options', 'wall_time',
-           'draw_inputs', 'exact_reference', 'process_device_bytes', 'judge_job', 'reference_job', 'peaks_job',
-           'selftest_job', 'credible_peaks', 'resolve_devices', 'DeviceLock', 'Evaluator', 'library_sha256',
-           'library_versions', 'reference_key', 'reference_entry', 'read_entry', 'seconds_breakdown',
+           'draw_inputs', 'exact_reference', 'card_process_bytes', 'process_device_bytes', 'judge_job', 'reference_job',
+           'peaks_job', 'selftest_job', 'credible_peaks', 'resolve_devices', 'DeviceLock', 'Evaluator',
+           'library_sha256', 'library_versions', 'reference_key', 'reference_entry', 'read_entry', 'seconds_breakdown',
            'judging_breakdown', 'roofline', 'compile_only', 'summarize', 'evaluate', 'plot_roofline', 'c_candidate',
            'evaluation_devices', 'eval_request', 'serve_evaluator', 'shared_request', 'serve_shared', 'SharedEvaluator']
 
@@ -356,14 +356,18 @@ def _nvml_handle(index: int):
     return pynvml.nvmlDeviceGetHandleByUUID(f'GPU-{torch.cuda.get_device_properties(index).uuid}')
 
 # %% ../nbs/06_benchmarker.ipynb #7e0e2fbb
-def process_device_bytes() -> int | None:
-    "Device memory this process holds on the current CUDA device, as NVML counts it; None where NVML cannot tell."
+def card_process_bytes(index: int) -> dict | None:
+    "`{pid: device bytes}` of the processes on CUDA card `index`, as NVML counts them (a value None where it cannot); None without NVML."
     try:
         import pynvml
-        handle = _nvml_handle(torch.cuda.current_device())
-        mine = [p.usedGpuMemory for p in pynvml.nvmlDeviceGetComputeRunningProcesses(handle) if p.pid == os.getpid()]
-    except Exception: return None       # no NVML, a MIG slice, or a container that hides our pid
-    return int(mine[0]) if mine and mine[0] is not None else None
+        return {p.pid: p.usedGpuMemory for p in pynvml.nvmlDeviceGetComputeRunningProcesses(_nvml_handle(index))}
+    except Exception: return None       # no NVML, no such card, or a MIG slice
+
+def process_device_bytes() -> int | None:
+    "Device memory this process holds on the current CUDA device, as NVML counts it; None where NVML cannot tell."
+    used = card_process_bytes(torch.cuda.current_device()) if torch.cuda.is_available() else None
+    mine = (used or {}).get(os.getpid())             # absent: a container that hides our pid
+    return int(mine) if mine is not None else None
 
 # %% ../nbs/06_benchmarker.ipynb #0e7ee1a9
 def _device_used_outside_torch() -> int:

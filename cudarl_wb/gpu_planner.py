@@ -634,6 +634,7 @@ class Group(Record):
     cards: list[str]                 # GPU keys
     agents: list[str] = field(default_factory=list)
     trainer_cards: list[str] = field(default_factory=list)
+    runtime_gib: float = 0.0         # what each learner rank holds beyond its tensors and context (verl's FSDP ranks)
 
 # %% ../nbs/01_gpu_planner.ipynb #51e6c80b
 @dataclass
@@ -714,7 +715,7 @@ def colocated_layout(inv: Inventory) -> Layout:
     run = [g.key for g in inv.gpus if g.key != ev] if len(node0) > 1 else [ev]
     why = (f'verl with our rollout: an FSDP rank and a rollout server on each of {len(run)} card(s), '
            + ('the evaluator on its own' if ev not in run else 'the evaluator beside them'))
-    return Layout('colocated', [Group('rollout', 'rollout', run), Group('learners', 'actor', run, ['generator'], run[1:]),
+    return Layout('colocated', [Group('rollout', 'rollout', run), Group('learners', 'actor', run, ['generator'], run[1:], FSDP_RANK_GIB),
                                 Group('evaluator', 'evaluator', [ev])], why)
 
 # %% ../nbs/01_gpu_planner.ipynb #7d76398f
@@ -781,8 +782,8 @@ def _fixed_uses(layout: Layout, inv: Inventory, m: ModelSpec, cfg: PlanConfig, d
                 uses[key].loads += learner_loads(m, cfg, dtype, grp.agents, len(grp.cards), grp.process, kept)
                 if key in grp.trainer_cards:
                     uses[key].loads.append(Load('trainer', f'FSDP rank of the {grp.process}', 0.0, 'resident', grp.process))
-                if grp.process == 'actor':        # verl's FSDP ranks (the colocated layout)
-                    uses[key].loads.append(Load('trainer', 'FSDP rank runtime (NCCL buffers, gathered layers)', FSDP_RANK_GIB, 'resident', 'actor'))
+                if grp.runtime_gib:
+                    uses[key].loads.append(Load('trainer', 'FSDP rank runtime (NCCL buffers, gathered layers)', grp.runtime_gib, 'resident', grp.process))
         if grp.kind == 'evaluator':
             for key in grp.cards:
                 if uses[key].is_cpu: uses[key].loads.append(Load('evaluator', 'nvcc compile workers (compile-only)', 1.0, 'resident', 'evaluator'))

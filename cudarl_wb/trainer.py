@@ -393,12 +393,10 @@ def worker_device_bytes(tester, device) -> int | None:
     "Device memory the Tester's sandbox workers hold on `device`'s card as NVML counts it (None where it cannot tell)."
     if torch.device(device).type != 'cuda' or tester.mode != 'full': return None
     pids = {w.proc.pid for s in tester.evaluator.slots for w in (s.worker, s.trusted) if w is not None and w.proc is not None}
-    try:
-        import pynvml
-        from cudarl_wb.benchmarker import _nvml_handle
-        running = pynvml.nvmlDeviceGetComputeRunningProcesses(_nvml_handle(torch.device(device).index or 0))
-    except Exception: return None
-    return sum(p.usedGpuMemory or 0 for p in running if p.pid in pids) or None
+    from cudarl_wb.benchmarker import card_process_bytes
+    used = card_process_bytes(torch.device(device).index or 0)
+    if used is None: return None
+    return sum(b or 0 for pid, b in used.items() if pid in pids) or None
 
 # %% ../nbs/14_trainer.ipynb #5b396e42
 def _in_band(episodes, cfg) -> list:
