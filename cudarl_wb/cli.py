@@ -41,15 +41,17 @@ def _load(name):
     return getattr(mod, f'{name}_args'), getattr(mod, f'{name}_command')
 
 # %% ../nbs/17_cli.ipynb #6366efbe
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    "The top-level parser; with `command`, that subcommand's arguments are declared too."
+def build_parser(command: str | None = None, defaults: dict | None = None) -> argparse.ArgumentParser:
+    "The top-level parser; with `command`, that subcommand's arguments are declared too (with `defaults` over their own)."
     from cudarl_wb import __version__
     p = argparse.ArgumentParser(prog='cudarl-wb', description='Multi-turn RL of LLMs that write CUDA kernels.')
     p.add_argument('--version', action='version', version=f'cudarl-wb {__version__}')
     sub = p.add_subparsers(dest='command', metavar='COMMAND')
     for name, (_, help_) in COMMANDS.items():
         sp = sub.add_parser(name, help=help_, description=help_)
-        if name == command: _load(name)[0](sp)
+        if name == command:
+            _load(name)[0](sp)
+            if defaults: sp.set_defaults(**defaults)
     return p
 
 # %% ../nbs/17_cli.ipynb #aa6d2135
@@ -61,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser(command).parse_args(argv)
     if args.command is None:
         build_parser().print_help(); return 0
+    recipe = getattr(importlib.import_module(COMMANDS[command][0]), f'{command}_defaults', None)
+    if recipe and (defaults := recipe(args)): args = build_parser(command, defaults).parse_args(argv)   # given flags still win
     return int(_load(args.command)[1](args) or 0)
 
 # %% ../nbs/17_cli.ipynb #28e5fbee

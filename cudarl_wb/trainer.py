@@ -22,9 +22,10 @@ from .sft import start_agents, joint_agents, master_dtype, _device_name, WarmSta
 from .grpo import Sample, StepConfig, samples_of, grpo_step, _batched_logprobs, pass_rates, informative_tasks
 
 # %% auto #0
-__all__ = ['GRPOConfig', 'heldout_compositions', 'training_tasks', 'split_line', 'episode_metrics', 'save_agents', 'GRPOTrainer',
-           'overlap_s', 'Pipeline', 'peak_memory', 'worker_device_bytes', 'eval_score', 'plot_training', 'train_args',
-           'builtin_plan', 'plan_tester', 'train_command', 'run_summary']
+__all__ = ['RECIPES', 'GRPOConfig', 'heldout_compositions', 'training_tasks', 'split_line', 'episode_metrics', 'save_agents',
+           'GRPOTrainer', 'overlap_s', 'Pipeline', 'peak_memory', 'worker_device_bytes', 'eval_score', 'lr_scale',
+           'plot_training', 'train_args', 'train_defaults', 'builtin_plan', 'plan_tester', 'train_command',
+           'run_summary']
 
 # %% ../nbs/14_trainer.ipynb #f5d0e71d
 @dataclass
@@ -56,6 +57,8 @@ class GRPOConfig(StepConfig):
     min_warm_compile: float = option(0.5, 'refuse a warm start whose held-out compile rate is under this (0: never refuse)')
     joint_sft: bool = option(False, "after the warm start, fine-tune each agent on its own successful turns (the joint stage, 12_sft)")
     time_budget_s: float | None = option(None, 'stop training after this many seconds (then evaluate and save)', flag='--time-budget')
+    run_budget_s: float | None = option(None, 'the whole run in seconds, warm start included: training stops in time for its last evaluation', flag='--run-budget')
+    lr_final: float = option(1.0, "the learning rate at the run's end, as a share of its start (linear in the run's progress; 1: constant)")
     seed: int = option(0, 'random seed')
 
     @property
@@ -67,7 +70,7 @@ def lr_for(self: GRPOConfig, mode: str) -> float:
     "The learning rate for 'full' copies, a checkpoint's 'lora' adapters, or adapters on our copies ('adapted')."
     if self.learning_rate is not None: return self.learning_rate
     if mode == 'lora': return 2e-5
-    if mode == 'adapted': return 3e-4      # LoRA on our copies takes ten times the rate of full weights (see LOG.md)
+    if mode == 'adapted': return 1e-3 if self.preset == 'small' else 3e-4   # LoRA on our copies: ten times full weights and more
     return 1e-5 if self.preset == 'small' else 5e-5
 
 # %% ../nbs/14_trainer.ipynb #ae3344ed
@@ -156,7 +159,7 @@ def save_agents(models, path, config: dict, extra: dict | None = None) -> Path:
 class GRPOTrainer:
     "Multi-turn GRPO for the Generator and the Optimizer; the Tester judges."
     def __init__(self, cfg: GRPOConfig, models=None, tester: Tester | None = None, device=None, resume: bool = False, log=print):
-        self.cfg, self.log = cfg, log
+        self.cfg, self.log, self.t_made = cfg, log, time.perf_counter()   # a run budget counts from here, warm start included
         self.out = Path(cfg.output_dir)
         restore_dir(self.out/'last')       # a kill in the middle of a checkpoint's swap may have set it aside
         if (self.out/'last').exists() and not resume:
@@ -171,8 +174,8 @@ class GRPOTrainer:
         self._adapt()
         self._make_agents(tester)
         self.references = self._references(resuming)
-        trains = 'full' if self.models.lora is None else ('adapted' if self.models.mode == 'full' else 'lora')
-        self.optimizers = {a: torch.optim.AdamW(self.models.parameters_of(a), lr=cfg.lr_for(trains), weight_decay=0.0)
+        self.trains = 'full' if self.models.lora is None else ('adapted' if self.models.mode == 'full' else 'lora')
+        self.optimizers = {a: torch.optim.AdamW(self.models.parameters_of(a), lr=cfg.lr_for(self.trains), weight_decay=0.0)
                            for a in self.models.agents}
         self.pool, held = training_tasks(cfg)
         self.curriculum = self._curriculum(resuming)
@@ -485,9 +488,29 @@ def _restore(self: GRPOTrainer):
     self.log(f'resumed {self.out} at step {self.step} of {self.cfg.steps}')
 
 # %% ../nbs/14_trainer.ipynb #060bce59
+def lr_scale(progress: float, lr_final: float) -> float:
+    "The share of its starting learning rate a run uses at `progress` (0 to 1): linear down to `lr_final`."
+    return 1 - (1 - lr_final) * min(max(progress, 0.0), 1.0)
+
+# %% ../nbs/14_trainer.ipynb #f2ab3b61
+@patch
+def _budget(self: GRPOTrainer, t_start: float) -> float | None:
+    "Seconds the training may run from `t_start` (None: no budget), keeping one evaluation's time for the end."
+    cfg, left = self.cfg, []
+    if cfg.time_budget_s: left.append(cfg.time_budget_s)
+    if cfg.run_budget_s: left.append(cfg.run_budget_s - (t_start - self.t_made) - self.evals[-1].get('seconds', 0.0))
+    return max(min(left), 0.0) if left else None
+
+@patch
+def _set_lr(self: GRPOTrainer, elapsed: float, budget: float | None):
+    progress = max(self.step / self.cfg.steps, elapsed / budget if budget else 0.0)
+    for o in self.optimizers.values():
+        for g in o.param_groups: g['lr'] = self.cfg.lr_for(self.trains) * lr_scale(progress, self.cfg.lr_final)
+
+# %% ../nbs/14_trainer.ipynb #44952f86
 @patch
 def fit(self: GRPOTrainer, progress: bool = True) -> dict:
-    "Train for `cfg.steps` steps (continuing a resumed run); returns the final metrics."
+    "Train for `cfg.steps` steps (continuing a resumed run) within the budgets; returns the final metrics."
     from tqdm.auto import tqdm
     cfg = self.cfg
     if self.mode != 'full': self.log('no GPU: rewards are compile-only (nvcc builds each kernel; nothing runs it)')
@@ -495,11 +518,17 @@ def fit(self: GRPOTrainer, progress: bool = True) -> dict:
     if not self.evals: self._evaluate_and_keep(writer)
     bar = tqdm(total=cfg.steps, initial=self.step, desc=f'GRPO ({self.mode})', unit='step', disable=not progress)
     t_start, stopped = time.perf_counter(), None
+    budget = self._budget(t_start)
     while self.step < cfg.steps:
-        if cfg.time_budget_s and time.perf_counter() - t_start > cfg.time_budget_s:
-            stopped = f'time budget of {cfg.time_budget_s:.0f} s spent after {self.step} of {cfg.steps} steps'
-            self.log(stopped); self._evaluate_and_keep(writer); self.save_state(); break
+        elapsed = time.perf_counter() - t_start
+        if budget is not None and elapsed + (self.history[-1]['step_s'] if self.history else 0.0) > budget:
+            stopped = f'the budget of {budget:.0f} s for training is spent after {self.step} of {cfg.steps} steps'
+            self.log(stopped)
+            if self.evals[-1]['step'] != self.step: self._evaluate_and_keep(writer); self.save_state()
+            break
+        self._set_lr(elapsed, budget)
         m = self.train_step()
+        m['lr'] = next(iter(self.optimizers.values())).param_groups[0]['lr']
         self.history.append(m)
         _log_scalars(writer, m, self.step)
         bar.set_postfix(reward=f"{m['reward_mean']:.3f}", compiled=f"{m['compile_rate']:.2f}", correct=f"{m['correct_rate']:.2f}",
@@ -508,7 +537,8 @@ def fit(self: GRPOTrainer, progress: bool = True) -> dict:
         self.save_state()
     bar.close()
     final = dict(config=cfg.to_dict(), steps=self.history, evals=self.evals, curriculum=self.curriculum.state_dict(),
-                 mode=self.mode, device=str(self.device), device_name=_device_name(self.device), stopped=stopped)
+                 mode=self.mode, device=str(self.device), device_name=_device_name(self.device), stopped=stopped,
+                 run_s=time.perf_counter() - self.t_made)
     save_agents(self.models, self.out/'final_model', cfg.to_dict(), {'training_metrics.json': final})
     plot_training(self.history, self.evals).savefig(self.out/'training_curves.png', dpi=110, bbox_inches='tight')
     if writer is not None: writer.close()
@@ -517,7 +547,9 @@ def fit(self: GRPOTrainer, progress: bool = True) -> dict:
 # %% ../nbs/14_trainer.ipynb #7b05b948
 @patch
 def _evaluate_and_keep(self: GRPOTrainer, writer=None):
+    t0 = time.perf_counter()
     e = self.evaluate()
+    e['seconds'] = round(time.perf_counter() - t0, 2)
     self.evals.append(e)
     _log_scalars(writer, {f'eval/{k}': v for k, v in e.items()}, self.step)
     delivered = ', '.join(f'{v} {n}' for v, n in e['verdicts'].items())
@@ -589,6 +621,16 @@ def train_args(p: argparse.ArgumentParser):
     p.add_argument('--resume', action='store_true', help='continue the run in --output-dir')
     p.add_argument('--no-plan', action='store_true', help='skip the GPU planner')
 
+# %% ../nbs/14_trainer.ipynb #bee2161a
+RECIPES = {  # preset: the GRPOConfig fields its runs take where the command line does not set them
+    'small': dict(lora_rank=16, lr_final=0.1, batch_size=8, group_size=8, num_episodes=64 * 100, suite=False, demote=False,
+                  eval_tasks=64, eval_every=4, eval_workers=3, run_budget_s=1200.0),
+}
+
+def train_defaults(args) -> dict:
+    "The defaults `cudarl-wb train` takes from the preset's recipe (parsed again with them, so given flags still win)."
+    return dict(RECIPES.get(getattr(args, 'preset', None), {}))
+
 # %% ../nbs/14_trainer.ipynb #58d52a64
 def _timing_gib(cfg) -> float:
     "The largest timing shape's inputs and outputs among the tiers a run starts on, for the planner's evaluator."
@@ -638,9 +680,11 @@ def train_command(args) -> int:
 def run_summary(final: dict, mode: str) -> str:
     "The held-out rates at the start and the end, and the mean time per step."
     e0, e1 = final['evals'][0], final['evals'][-1]
+    best = max(final['evals'][1:] or [e0], key=lambda e: (e['fast_0'], e['compile_rate']))
     lines = [f"held-out [{mode}]: compile {e0['compile_rate']:.2f} → {e1['compile_rate']:.2f} "
              f"(first turn {e0['first_compile_rate']:.2f} → {e1['first_compile_rate']:.2f}), "
-             f"correct {e0['fast_0']:.2f} → {e1['fast_0']:.2f}, fast_1 {e0['fast_1']:.2f} → {e1['fast_1']:.2f}"]
+             f"correct {e0['fast_0']:.2f} → {e1['fast_0']:.2f}, fast_1 {e0['fast_1']:.2f} → {e1['fast_1']:.2f}; "
+             f"best correct {best['fast_0']:.2f} at step {best['step']}"]
     steps = final['steps']
     if steps:
         mean = lambda k: statistics.fmean(h[k] for h in steps if h.get(k) is not None) if any(h.get(k) is not None for h in steps) else float('nan')

@@ -26,8 +26,8 @@ __all__ = ['DATA_SOURCE', 'AGENT_NAME', 'FEEDBACK_TOKENS', 'ROLLOUT_NAME', 'ADAP
            'verl_overrides', 'check_config', 'optimizer_turn', 'fold_credit', 'TwoAgentLoop', 'episodes_of',
            'LocalServer', 'save_for_verl', 'ServerActor', 'ActorClient', 'server_name', 'card_index', 'RolloutServer',
            'RolloutAdapter', 'register_rollout', 'check_plugin', 'rollout_name', 'recomputed_logprobs', 'prepare_run',
-           'main_ppo_command', 'train_args', 'warm_start', 'verl_model', 'card_placement', 'latest_actor',
-           'merge_actor', 'final_model', 'verl_history', 'train_command']
+           'main_ppo_command', 'train_args', 'train_defaults', 'warm_start', 'verl_model', 'card_placement',
+           'latest_actor', 'merge_actor', 'final_model', 'verl_history', 'train_command']
 
 # %% ../nbs/16_verl.ipynb #ed63cf0b
 DATA_SOURCE = 'cudarl_wb'
@@ -640,6 +640,11 @@ def train_args(p):
     p.add_argument('--dry-run', action='store_true', help="verl: write the run's inputs and print the command, run nothing")
     p.add_argument('--rollout', choices=['auto', 'vllm', 'cudarl'], default='auto',
                    help="verl: the rollout engine (auto: vLLM where it is installed, else the project's own)")
+
+def train_defaults(args) -> dict:
+    "The preset's recipe (`RECIPES`, `14_trainer`) for the built-in trainer; verl's runs keep the plain defaults."
+    from cudarl_wb.trainer import train_defaults as builtin_defaults
+    return builtin_defaults(args) if getattr(args, 'backend', 'builtin') == 'builtin' else {}
 
 # %% ../nbs/16_verl.ipynb #6c6619ca
 def warm_start(cfg, dry_run: bool = False, log=print):
