@@ -15,8 +15,8 @@ from contextlib import contextmanager
 # %% auto #0
 __all__ = ['Verdict', 'Record', 'KernelResources', 'Diagnostic', 'StaticIssue', 'CompileResult', 'ShapeCheck', 'BenchResult',
            'atomic_write', 'atomic_write_json', 'restore_dir', 'atomic_dir', 'ProcResult', 'safe_text', 'run_capped',
-           'cache_dir', 'assets_dir', 'nvcc_path', 'nvcc_version', 'cuda_available', 'seed_everything', 'content_hash',
-           'file_sha256', 'option', 'add_options', 'from_options', 'skip_gpu_cells', 'blank_comments',
+           'cache_dir', 'assets_dir', 'nvcc_path', 'nvcc_version', 'cuda_available', 'seed_everything', 'torch_threads',
+           'content_hash', 'file_sha256', 'option', 'add_options', 'from_options', 'skip_gpu_cells', 'blank_comments',
            'save_widget_state']
 
 # %% ../nbs/00_core.ipynb #82fbd8ad
@@ -334,6 +334,17 @@ def seed_everything(seed: int):
     "Seed Python, NumPy and torch (all devices)."
     import numpy as np, torch
     random.seed(seed); np.random.seed(seed % 2**32); torch.manual_seed(seed)
+
+# %% ../nbs/00_core.ipynb #b5a172cd
+@contextmanager
+def torch_threads(n: int = 1):
+    "Run the block with `n` torch CPU threads (the count before is restored after)."
+    import torch
+    before = torch.get_num_threads()
+    if before != n: torch.set_num_threads(n)
+    try: yield
+    finally:
+        if torch.get_num_threads() != before: torch.set_num_threads(before)
 
 # %% ../nbs/00_core.ipynb #43d5b60a
 def content_hash(*parts) -> str:

@@ -984,7 +984,7 @@ def run_sft(preset: str = 'tiny', model=None, out='sft_checkpoints', epochs: flo
     log(f'SFT warm start: {model or preset} ({models.mode}) on {_device_name(dev)}; {_length_line(config, max_steps, epochs, budget)}')
     # the data's repair examples are checked, never timed: four sandbox workers per card check side by side
     with Tester(evaluator=None if dev.type == 'cuda' else False, time_it=False, workers_per_device=4) as tester:
-        gen_ds, opt_ds, pairs = _sft_data(config, tester, models.tokenizer, log, data)
+        with torch_threads(1): gen_ds, opt_ds, pairs = _sft_data(config, tester, models.tokenizer, log, data)   # small CPU work (00_core)
         probes = probe_tasks(config)
         probe = (lambda: probe_generator(models, probes, tester, config.max_new_tokens)) if config.eval_every and probes else None
         tasks = [get_task(t) if isinstance(t, str) else t for t in eval_tasks] if eval_tasks is not None else heldout_tasks(config.eval_procedural)

@@ -1106,7 +1106,8 @@ def _procedural_task(seed: int, family: str) -> Task:
     task = Task(f'proc_{family}_{seed}', b['tier'], b['description'], b['signature'], ref, b['inputs'], b['outputs'],
                 b['shapes'], solution=b['solution'], flops=b['flops'], reduction=b['reduction'], family='procedural',
                 tags=('procedural', family), extra=dict(seed=seed, generator=family, composition=b['composition'], split=split, math=b['math']))
-    if (why := degenerate_reason(task)): raise DegenerateTask(why)
+    with torch_threads(1): why = degenerate_reason(task)     # many small CPU operations: one thread is fastest (00_core)
+    if why: raise DegenerateTask(why)
     return task
 
 # %% ../nbs/02_tasks.ipynb #ddd72851
@@ -1123,6 +1124,9 @@ def procedural_tasks(n: int, seed: int = 0, split: str | None = 'train', family:
     ('train', 'heldout' (alias 'test'), or None for both); `family` None mixes the three families."""
     split = _SPLIT_ALIASES.get(split, split)
     if split not in ('train', 'heldout', None): raise ValueError(f"split must be 'train', 'heldout' or None, not {split!r}")
+    with torch_threads(1): return _distinct(n, seed, split, family)
+
+def _distinct(n, seed, split, family) -> list:
     out, keys, s = [], set(), seed
     while len(out) < n:
         if s - seed > 200 * n + 1000: raise RuntimeError(f'found only {len(out)} distinct {split} compositions of {family or "any family"}')
