@@ -6,7 +6,7 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/trainer.html.md"""
 
 # %% ../nbs/14_trainer.ipynb #941a3132
 from __future__ import annotations
-import argparse, collections, contextlib, functools, math, random, shutil, statistics, sys, threading, time
+import argparse, collections, contextlib, functools, math, os, random, shutil, statistics, sys, threading, time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,8 +24,8 @@ from .grpo import Sample, StepConfig, samples_of, grpo_step, _batched_logprobs, 
 # %% auto #0
 __all__ = ['RECIPES', 'GRPOConfig', 'heldout_compositions', 'training_tasks', 'split_line', 'episode_metrics', 'save_agents',
            'GRPOTrainer', 'overlap_s', 'Pipeline', 'peak_memory', 'worker_device_bytes', 'eval_score', 'lr_scale',
-           'plot_training', 'train_args', 'train_defaults', 'builtin_plan', 'plan_tester', 'train_command',
-           'run_summary']
+           'plot_training', 'train_args', 'train_defaults', 'builtin_plan', 'plan_tester', 'oom_message',
+           'train_command', 'run_summary']
 
 # %% ../nbs/14_trainer.ipynb #f5d0e71d
 @dataclass
@@ -654,6 +654,18 @@ def plan_tester(plan, cfg: GRPOConfig, timing: str = 'full') -> Tester:
                   workers_per_device=cfg.eval_workers, timing=timing)
 
 # %% ../nbs/14_trainer.ipynb #5d2fef4f
+def oom_message(e: Exception, device, out_dir) -> str:
+    "What `cudarl-wb train` says when the card runs out of memory: the processes on it and how to go on."
+    from cudarl_wb.benchmarker import card_process_bytes
+    index = torch.device(device).index or 0 if device is not None and torch.device(device).type == 'cuda' else 0
+    held = {pid: b for pid, b in (card_process_bytes(index) or {}).items() if b}
+    others = ', '.join(f'pid {pid} {b / 2**30:.1f} GiB' + (' (this run)' if pid == os.getpid() else '')
+                       for pid, b in sorted(held.items(), key=lambda kv: -kv[1]))
+    return (f'cudarl-wb train: gpu {index} ran out of memory ({str(e).splitlines()[0][:160]}).\n'
+            f"Processes on it: {others or 'unknown (no NVML)'}.\n"
+            f'Free the card (or pick another with CUDA_VISIBLE_DEVICES) and continue with --resume --output-dir {out_dir}.')
+
+# %% ../nbs/14_trainer.ipynb #59a5c97d
 def train_command(args) -> int:
     cfg = from_options(GRPOConfig, args)
     device = plan = None
@@ -667,11 +679,14 @@ def train_command(args) -> int:
         except ModelError as e:
             print(f'cudarl-wb train: planner skipped ({e})', file=sys.stderr)
     tester = plan_tester(plan, cfg)
-    try: trainer = GRPOTrainer(cfg, device=device, resume=args.resume, tester=tester)
+    try:
+        trainer = GRPOTrainer(cfg, device=device, resume=args.resume, tester=tester)
+        trainer.plan = plan     # each step's measured memory goes beside its estimate
+        final = trainer.fit()
     except (FileExistsError, WarmStartError) as e:
-        print(f'cudarl-wb train: {e}', file=sys.stderr); tester.close(); return 2
-    trainer.plan = plan     # each step's measured memory goes beside its estimate
-    try: final = trainer.fit()
+        print(f'cudarl-wb train: {e}', file=sys.stderr); return 2
+    except torch.OutOfMemoryError as e:
+        print(oom_message(e, device, cfg.output_dir), file=sys.stderr); return 3
     finally: tester.close()
     print(run_summary(final, trainer.mode))
     print(f'wrote {trainer.out}/final_model, {trainer.out}/training_curves.png')
