@@ -11,9 +11,8 @@ set -uo pipefail
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 CUDARL_CACHE=${CUDARL_CACHE:-$HOME/.cache/cudarl_wb}
 LOGDIR=${LOGDIR:-runs/joint_logs}; mkdir -p "$LOGDIR"
 stage=${1:-all} rl_s=${RL_SECONDS:-360}
-# the LoRA GRPO recipe of small (LOG.md: 8 tasks x 8 episodes a step at 1e-3 on the held-out tier-0/1 compositions)
-GRPO=(--preset small --num-episodes 1000000 --learning-rate 1e-3 --batch-size 8 --group-size 8 --eval-tasks 64 --eval-every 3
-      --start-tier 1 --min-std 0.05 --no-demote --no-suite --temperature 0.8 --lora-rank 16 --seed 0 --time-budget "$rl_s")
+# small's own recipe (RECIPES in 14_trainer: LoRA r16 at 1e-3 falling, 8 tasks x 8 episodes), evaluated every 3 steps
+GRPO=(--preset small --eval-every 3 --seed 0 --time-budget "$rl_s")
 
 warm() {
   [ -f runs/sft_small/agents.json ] && { echo "== warm start: runs/sft_small is there"; return; }
