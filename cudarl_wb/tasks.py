@@ -1124,9 +1124,6 @@ def procedural_tasks(n: int, seed: int = 0, split: str | None = 'train', family:
     ('train', 'heldout' (alias 'test'), or None for both); `family` None mixes the three families."""
     split = _SPLIT_ALIASES.get(split, split)
     if split not in ('train', 'heldout', None): raise ValueError(f"split must be 'train', 'heldout' or None, not {split!r}")
-    with torch_threads(1): return _distinct(n, seed, split, family)
-
-def _distinct(n, seed, split, family) -> list:
     out, keys, s = [], set(), seed
     while len(out) < n:
         if s - seed > 200 * n + 1000: raise RuntimeError(f'found only {len(out)} distinct {split} compositions of {family or "any family"}')

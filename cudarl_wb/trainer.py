@@ -657,7 +657,7 @@ def plan_tester(plan, cfg: GRPOConfig, timing: str = 'full') -> Tester:
 def oom_message(e: Exception, device, out_dir) -> str:
     "What `cudarl-wb train` says when the card runs out of memory: the processes on it and how to go on."
     from cudarl_wb.benchmarker import card_process_bytes
-    index = torch.device(device).index or 0 if device is not None and torch.device(device).type == 'cuda' else 0
+    index = (torch.device(device).index or 0) if device is not None else 0
     held = {pid: b for pid, b in (card_process_bytes(index) or {}).items() if b}
     others = ', '.join(f'pid {pid} {b / 2**30:.1f} GiB' + (' (this run)' if pid == os.getpid() else '')
                        for pid, b in sorted(held.items(), key=lambda kv: -kv[1]))
