@@ -22,9 +22,10 @@ __all__ = ['GUARD_BYTES', 'LAUNCH_ERROR_HELPER', 'TIMING_MODES', 'TRIAL_PLAN', '
            'launch_error_helper', 'KernelLauncher', 'Timing', 'time_calls', 'timing_options', 'wall_time',
            'draw_inputs', 'exact_reference', 'card_process_bytes', 'process_device_bytes', 'judge_job', 'reference_job',
            'peaks_job', 'selftest_job', 'credible_peaks', 'resolve_devices', 'DeviceLock', 'Evaluator',
-           'library_sha256', 'library_versions', 'reference_key', 'reference_entry', 'read_entry', 'seconds_breakdown',
-           'judging_breakdown', 'roofline', 'compile_only', 'summarize', 'evaluate', 'plot_roofline', 'c_candidate',
-           'evaluation_devices', 'eval_request', 'serve_evaluator', 'shared_request', 'serve_shared', 'SharedEvaluator']
+           'library_sha256', 'library_versions', 'reference_key', 'reference_entry', 'read_entry',
+           'reference_compile_job', 'seconds_breakdown', 'judging_breakdown', 'roofline', 'compile_only', 'summarize',
+           'evaluate', 'plot_roofline', 'c_candidate', 'evaluation_devices', 'eval_request', 'serve_evaluator',
+           'shared_request', 'serve_shared', 'SharedEvaluator']
 
 # %% ../nbs/06_benchmarker.ipynb #30faeef6
 def unit_roundoff(dtype) -> float:
@@ -751,6 +752,7 @@ class _Slot:
         self.worker = Worker(_worker_device(device), ev.limits, preload=('torch', 'cudarl_wb.tasks', 'cudarl_wb.benchmarker'),
                              selftest=ev._selftest(device))
         self.trusted: Worker | None = None
+        self.trusted_lock = threading.Lock()     # one job at a time in the trusted worker
 
     def trusted_worker(self) -> Worker:
         if self.trusted is None:
@@ -790,6 +792,7 @@ class Evaluator:
         self.slots = [_Slot(d, self, locks[d]) for d in self.devices for _ in range(workers_per_device)]
         self._next, self._pick_lock, self._ref_locks = 0, threading.Lock(), {}
         self._mem_refs: dict = {}
+        self._warmed: set = set()      # tasks whose references `warm_references` compiled already
         self._background: ThreadPoolExecutor | None = None
 
     def __enter__(self): return self
@@ -953,7 +956,7 @@ def _cached(self: Evaluator, kind: str, name: str, slot: _Slot, fn, kwargs, time
         if use_cache and (val := read_entry(path, key)) is not None:
             info[kind] = 'disk'; self._mem_refs[mem_key] = val; return val
         info[kind] = 'measured'
-        with slot.lock:
+        with slot.lock, slot.trusted_lock:
             try: out = slot.trusted_worker().run(fn, kwargs, first_limit=600.0)
             except SandboxError as e: return {'error': str(e)[:500]}
         if out.status != 'ok': val = {'error': f'{timeout_note}: {out.status}: {out.message}'[:500]}
@@ -973,6 +976,46 @@ def reference_times(self: Evaluator, task: Task, slot: _Slot | None = None, info
     return self._cached('reference_times', reference_entry(key), slot, 'cudarl_wb.benchmarker:reference_job',
                         dict(task=task, compile=self.torch_compile), 'reference timing failed', key=key,
                         use_cache=self.reference_cache, info=info, measure=measure)
+
+# %% ../nbs/06_benchmarker.ipynb #e89fd44a
+def reference_compile_job(ctx, task: Task) -> dict:
+    "`torch.compile` `task`'s reference and call it once, untimed: it fills the Inductor cache a timing then reads."
+    from torch import _dynamo
+    _dynamo.reset()
+    t0 = time.perf_counter()
+    try: torch.compile(task.reference, dynamic=False)(*draw_inputs(task, task.timing_shape, 17, ctx.device))
+    except Exception as e: return dict(seconds=time.perf_counter() - t0, error=f'{type(e).__name__}: {_first_line(e)}')
+    return dict(seconds=time.perf_counter() - t0)
+
+# %% ../nbs/06_benchmarker.ipynb #1b53616b
+@patch
+def warm_references(self: Evaluator, tasks, measure: bool = False) -> dict:
+    "Compile the references of `tasks` not at hand yet, side by side in the slots' trusted workers; `measure`: then time them."
+    out = dict(compiled=0, measured=0, compile_s=0.0, errors=[])
+    slot0 = self.slots[0] if self.slots else None
+    if slot0 is None or not self.reference_timing: return out
+    todo = list({t.name: t for t in (get_task(t) if isinstance(t, str) else t for t in tasks)
+                 if self.reference_times(t, slot0, measure=False) is None}.values())
+    to_compile = [t for t in todo if t.name not in self._warmed]
+    def compile_on(slot, chunk) -> list:
+        done = []
+        for t in chunk:
+            with slot.trusted_lock:
+                try: r = slot.trusted_worker().run('cudarl_wb.benchmarker:reference_compile_job', dict(task=t), first_limit=600.0)
+                except SandboxError as e: return done + [(t.name, {'error': str(e)})]
+            done.append((t.name, r.value if r.status == 'ok' and isinstance(r.value, dict) else {'error': f'{r.status}: {r.message}'}))
+        return done
+    if self.torch_compile and to_compile:
+        n = len(self.slots)
+        with ThreadPoolExecutor(n) as pool: done = [x for xs in pool.map(compile_on, self.slots, [to_compile[i::n] for i in range(n)]) for x in xs]
+        out['compile_s'] = sum(v.get('seconds', 0.0) for _, v in done)
+        out['errors'] = [f"{name}: {v['error']}"[:300] for name, v in done if v.get('error')]
+        out['compiled'] = len(done) - len(out['errors'])
+        self._warmed.update(name for name, v in done if not v.get('error'))
+    if measure:
+        for t in todo: self.reference_times(t, slot0)
+        out['measured'] = len(todo)
+    return out
 
 # %% ../nbs/06_benchmarker.ipynb #2b3ad6f0
 @patch

@@ -1190,7 +1190,7 @@ class JointConfig(Record):
 JOINT_PRESETS = {
     'tiny': JointConfig(),
     'small': JointConfig(tasks={'elementwise': 24, 'rowreduce': 12, 'broadcast': 12}, group_size=8, per_task=4,
-                         learning_rate=1e-4, warmup_steps=4, batch_size=8),
+                         learning_rate=2e-5, warmup_steps=4, batch_size=8),
 }
 
 def joint_config(preset: str = 'tiny', **overrides) -> JointConfig:

@@ -23,9 +23,9 @@ from .grpo import Sample, StepConfig, samples_of, grpo_step, _batched_logprobs, 
 
 # %% auto #0
 __all__ = ['RECIPES', 'GRPOConfig', 'heldout_compositions', 'training_tasks', 'split_line', 'episode_metrics', 'save_agents',
-           'GRPOTrainer', 'overlap_s', 'Pipeline', 'peak_memory', 'worker_device_bytes', 'eval_score', 'lr_scale',
-           'plot_training', 'train_args', 'train_defaults', 'builtin_plan', 'plan_tester', 'oom_message',
-           'train_command', 'run_summary']
+           'GRPOTrainer', 'overlap_s', 'Pipeline', 'warm_references', 'peak_memory', 'worker_device_bytes',
+           'eval_score', 'lr_scale', 'plot_training', 'train_args', 'train_defaults', 'builtin_plan', 'plan_tester',
+           'oom_message', 'train_command', 'run_summary']
 
 # %% ../nbs/14_trainer.ipynb #f5d0e71d
 @dataclass
@@ -49,6 +49,8 @@ class GRPOConfig(StepConfig):
     tasks: str = option('builtin,procedural', 'training tasks: builtin, tier:K, procedural[:N], kernelbench:PATH[:LEVELS], joined with , or +')
     pipeline: bool = option(True, 'generate every group, then judge them all (no judging during generation)', flag='--no-pipeline')
     eval_workers: int = option(1, 'sandbox workers per evaluation card (checks side by side, timings one at a time)')
+    timing: str = option('full', "kernel timing: 'full' (half a second each, for the figures people read) or 'ratio' (a tenth)",
+                         choices=['full', 'ratio'])
     eval_tasks: int = option(40, 'held-out procedural compositions, evaluated greedily')
     eval_every: int = option(0, 'steps between evaluations (0: at the start and the end)')
     start_tier: int = option(1, 'the curriculum tier to start at')
@@ -170,6 +172,9 @@ class GRPOTrainer:
         seed_everything(cfg.seed)
         self.state_path = self.out/'last'/'trainer_state.pt'
         resuming = resume and models is None and self.state_path.exists()
+        self.pool, held = training_tasks(cfg)
+        self.eval_set = [t.name for t in heldout_compositions(cfg.eval_tasks, cfg.seed)] + [t.name for t in held]
+        if tester is not None: warm_references(tester, self.eval_set + [t.name for t in self.pool])   # while the warm start trains
         self.models = models if models is not None else self._start_agents(resuming)
         self._adapt()
         self._make_agents(tester)
@@ -177,9 +182,7 @@ class GRPOTrainer:
         self.trains = 'full' if self.models.lora is None else ('adapted' if self.models.mode == 'full' else 'lora')
         self.optimizers = {a: torch.optim.AdamW(self.models.parameters_of(a), lr=cfg.lr_for(self.trains), weight_decay=0.0)
                            for a in self.models.agents}
-        self.pool, held = training_tasks(cfg)
         self.curriculum = self._curriculum(resuming)
-        self.eval_set = [t.name for t in heldout_compositions(cfg.eval_tasks, cfg.seed)] + [t.name for t in held]
         self.log(split_line(self.pool, self.eval_set))
         self.step, self.history, self.evals, self.best_score, self.plan = 0, [], [], -math.inf, None
         if resuming: self._restore()
@@ -223,7 +226,7 @@ def _make_agents(self: GRPOTrainer, tester=None):
     greedy = Sampling(greedy=True, max_new_tokens=cfg.max_new_tokens)
     self.generator, self.optimizer_agent = Generator(self.models, sampling=sampling), Optimizer(self.models, sampling=sampling)
     self.eval_agents = Generator(self.models, sampling=greedy), Optimizer(self.models, sampling=greedy)
-    self.tester = tester or Tester(reward_preset=cfg.reward_preset)
+    self.tester = tester or Tester(reward_preset=cfg.reward_preset, timing=cfg.timing)
     self.mode = self.tester.mode
 
 # %% ../nbs/14_trainer.ipynb #9d9d6fdf
@@ -372,6 +375,17 @@ def run(self: Pipeline, tasks, generator, optimizer, group_size: int = 8, max_tu
     for ep in episodes: _credit(ep, final, **(credit or {}))
     return episodes
 
+# %% ../nbs/14_trainer.ipynb #888cad6a
+def warm_references(tester, tasks) -> threading.Thread | None:
+    "Compile `tasks`' references in a background thread where the Tester runs kernels (full rewards); else None."
+    ev = getattr(tester, 'evaluator', None)
+    if getattr(tester, 'mode', None) != 'full' or not hasattr(ev, 'warm_references'): return None
+    def run():
+        try: ev.warm_references([get_task(t) if isinstance(t, str) else t for t in tasks])
+        except Exception as e: print(f'warming references: {type(e).__name__}: {e}', file=sys.stderr)
+    th = threading.Thread(target=run, daemon=True, name='warm-references'); th.start()
+    return th
+
 # %% ../nbs/14_trainer.ipynb #44c54954
 @patch
 def _rollout(self: GRPOTrainer, tasks) -> tuple[list, float]:
@@ -415,6 +429,7 @@ def train_step(self: GRPOTrainer) -> dict:
     cfg, t0 = self.cfg, time.perf_counter()
     tasks, memory = self.curriculum.sample(cfg.batch_size), {}
     self.tester.forget()   # time kernels afresh each step: the GPU's state drifts
+    warm_references(self.tester, tasks)
     with peak_memory(self.device, memory, 'rollout'): episodes, hidden = self._rollout(tasks)
     t1 = time.perf_counter()
     metrics = dict(step=self.step + 1, tier=self.curriculum.tier, mode=self.mode, tasks=tasks, **episode_metrics(episodes))
@@ -447,6 +462,7 @@ def train_step(self: GRPOTrainer) -> dict:
 def evaluate(self: GRPOTrainer, tasks=None) -> dict:
     "Greedy episodes on held-out tasks: compile rate, fast_0 (correct), fast_1, geometric-mean speedup."
     tasks = tasks or self.eval_set
+    warm_references(self.tester, tasks)
     eps = run_episodes(tasks, *self.eval_agents, self.tester, group_size=1, max_turns=self.cfg.max_turns,
                        threshold=self.cfg.threshold, progress=False, seed=None)
     save_transcripts(self.out/'evals'/f'step_{self.step:05d}.jsonl', eps)   # to read why an answer failed, and diff evaluations
@@ -624,7 +640,7 @@ def train_args(p: argparse.ArgumentParser):
 # %% ../nbs/14_trainer.ipynb #bee2161a
 RECIPES = {  # preset: the GRPOConfig fields its runs take where the command line does not set them
     'small': dict(lora_rank=16, lr_final=0.1, batch_size=8, group_size=8, num_episodes=64 * 100, suite=False, demote=False,
-                  eval_tasks=64, eval_every=4, eval_workers=3, run_budget_s=1200.0),
+                  eval_tasks=64, eval_every=4, eval_workers=3, timing='ratio', run_budget_s=1200.0),
 }
 
 def train_defaults(args) -> dict:
@@ -647,11 +663,11 @@ def builtin_plan(cfg: GRPOConfig):
                          seq_len=1024 + cfg.max_new_tokens, micro_batch=cfg.micro_batch, gradient_checkpointing=False,
                          timing_gib=_timing_gib(cfg), evaluator_workers=cfg.eval_workers, backend='builtin')
 
-def plan_tester(plan, cfg: GRPOConfig, timing: str = 'full') -> Tester:
-    "A Tester that judges on the cards `plan` gives to evaluation (on every card it sees without a GPU plan)."
+def plan_tester(plan, cfg: GRPOConfig, timing: str | None = None) -> Tester:
+    "A Tester that judges on the cards `plan` gives to evaluation (on every card it sees without a GPU plan), timing as `cfg` says."
     from cudarl_wb.benchmarker import evaluation_devices
     return Tester(reward_preset=cfg.reward_preset, devices=evaluation_devices(plan) if plan and not plan.cpu_only else None,
-                  workers_per_device=cfg.eval_workers, timing=timing)
+                  workers_per_device=cfg.eval_workers, timing=timing or cfg.timing)
 
 # %% ../nbs/14_trainer.ipynb #5d2fef4f
 def oom_message(e: Exception, device, out_dir) -> str:
