@@ -19,7 +19,7 @@ For one task it also times the parts of a reference measurement in this process:
 
 Prints a table and writes bench/results/references_bench_<timing>.json (under $OUT when it is set). Needs a GPU.
 """
-import argparse, json, os, sys, time
+import argparse, json, os, sys, tempfile, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,7 +61,7 @@ def main(argv=None):
     if not torch.cuda.is_available(): print('references_bench: needs a GPU'); return 2
     from cudarl_wb.benchmarker import Evaluator
     from cudarl_wb.tasks import procedural_tasks
-    os.environ.setdefault('CUDARL_CACHE', f'/tmp/references_bench_{a.seed}')   # no cached references from earlier runs
+    os.environ['CUDARL_CACHE'] = tempfile.mkdtemp(prefix='references_bench_')   # nothing cached from earlier runs, Inductor's builds included
     pool = procedural_tasks(3 * a.tasks + 1, seed=a.seed, split='train')
     one, first, second, third = pool[0], pool[1:a.tasks + 1], pool[a.tasks + 1:2 * a.tasks + 1], pool[2 * a.tasks + 1:]
     rows = [dict(way='parts of one reference, in this process', **parts_of_one(one))]
