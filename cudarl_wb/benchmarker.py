@@ -612,6 +612,14 @@ def _time_candidate(ctx, launcher, task, opts, st, res, stream_handle, seed):
     _retime_if_suspicious(ctx, res, tm, opts, run, nsets, prepare, st['flush'], label)
 
 # %% ../nbs/06_benchmarker.ipynb #5f88dbdf
+def _compiled_reference(task: Task, inputs: list):
+    "`torch.compile` of `task`'s reference, built fresh and called once on `inputs`."
+    from torch import _dynamo
+    _dynamo.reset()
+    cf = torch.compile(task.reference, dynamic=False)
+    cf(*inputs)
+    return cf
+
 def reference_job(ctx, task: Task, sizes: dict | None = None, compile: bool = True, budget_s: float = 0.5) -> dict:
     "Time the task's PyTorch reference, eager and `torch.compile`, at `sizes` (default: the timing shape)."
     sizes = sizes or task.timing_shape
@@ -629,10 +637,7 @@ def reference_job(ctx, task: Task, sizes: dict | None = None, compile: bool = Tr
     if compile:
         ctx.phase('torch.compile the reference', 900.0)
         try:
-            from torch import _dynamo
-            _dynamo.reset()
-            cf = torch.compile(task.reference, dynamic=False)
-            cf(*sets[0])
+            cf = _compiled_reference(task, sets[0])
             t = time_calls(lambda s: cf(*sets[s]), nsets, **kw)
             out.update(compiled_ms=t.median_ms, compiled_spread=t.spread)
         except Exception as e: out['compile_error'] = f'{type(e).__name__}: {_first_line(e)}'
@@ -980,10 +985,8 @@ def reference_times(self: Evaluator, task: Task, slot: _Slot | None = None, info
 # %% ../nbs/06_benchmarker.ipynb #e89fd44a
 def reference_compile_job(ctx, task: Task) -> dict:
     "`torch.compile` `task`'s reference and call it once, untimed: it fills the Inductor cache a timing then reads."
-    from torch import _dynamo
-    _dynamo.reset()
     t0 = time.perf_counter()
-    try: torch.compile(task.reference, dynamic=False)(*draw_inputs(task, task.timing_shape, 17, ctx.device))
+    try: _compiled_reference(task, draw_inputs(task, task.timing_shape, 17, ctx.device))
     except Exception as e: return dict(seconds=time.perf_counter() - t0, error=f'{type(e).__name__}: {_first_line(e)}')
     return dict(seconds=time.perf_counter() - t0)
 

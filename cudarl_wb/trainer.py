@@ -23,7 +23,7 @@ from .grpo import Sample, StepConfig, samples_of, grpo_step, _batched_logprobs, 
 
 # %% auto #0
 __all__ = ['RECIPES', 'GRPOConfig', 'heldout_compositions', 'training_tasks', 'split_line', 'episode_metrics', 'save_agents',
-           'GRPOTrainer', 'overlap_s', 'Pipeline', 'warm_references', 'peak_memory', 'worker_device_bytes',
+           'GRPOTrainer', 'overlap_s', 'Pipeline', 'warm_in_background', 'peak_memory', 'worker_device_bytes',
            'eval_score', 'lr_scale', 'plot_training', 'train_args', 'train_defaults', 'builtin_plan', 'plan_tester',
            'oom_message', 'train_command', 'run_summary']
 
@@ -174,7 +174,7 @@ class GRPOTrainer:
         resuming = resume and models is None and self.state_path.exists()
         self.pool, held = training_tasks(cfg)
         self.eval_set = [t.name for t in heldout_compositions(cfg.eval_tasks, cfg.seed)] + [t.name for t in held]
-        if tester is not None: warm_references(tester, self.eval_set + [t.name for t in self.pool])   # while the warm start trains
+        if tester is not None: warm_in_background(tester, self.eval_set + [t.name for t in self.pool])   # while the warm start trains
         self.models = models if models is not None else self._start_agents(resuming)
         self._adapt()
         self._make_agents(tester)
@@ -376,12 +376,12 @@ def run(self: Pipeline, tasks, generator, optimizer, group_size: int = 8, max_tu
     return episodes
 
 # %% ../nbs/14_trainer.ipynb #888cad6a
-def warm_references(tester, tasks) -> threading.Thread | None:
+def warm_in_background(tester, tasks) -> threading.Thread | None:
     "Compile `tasks`' references in a background thread where the Tester runs kernels (full rewards); else None."
     ev = getattr(tester, 'evaluator', None)
     if getattr(tester, 'mode', None) != 'full' or not hasattr(ev, 'warm_references'): return None
     def run():
-        try: ev.warm_references([get_task(t) if isinstance(t, str) else t for t in tasks])
+        try: ev.warm_references(tasks)
         except Exception as e: print(f'warming references: {type(e).__name__}: {e}', file=sys.stderr)
     th = threading.Thread(target=run, daemon=True, name='warm-references'); th.start()
     return th
@@ -429,7 +429,7 @@ def train_step(self: GRPOTrainer) -> dict:
     cfg, t0 = self.cfg, time.perf_counter()
     tasks, memory = self.curriculum.sample(cfg.batch_size), {}
     self.tester.forget()   # time kernels afresh each step: the GPU's state drifts
-    warm_references(self.tester, tasks)
+    warm_in_background(self.tester, tasks)
     with peak_memory(self.device, memory, 'rollout'): episodes, hidden = self._rollout(tasks)
     t1 = time.perf_counter()
     metrics = dict(step=self.step + 1, tier=self.curriculum.tier, mode=self.mode, tasks=tasks, **episode_metrics(episodes))
@@ -462,7 +462,7 @@ def train_step(self: GRPOTrainer) -> dict:
 def evaluate(self: GRPOTrainer, tasks=None) -> dict:
     "Greedy episodes on held-out tasks: compile rate, fast_0 (correct), fast_1, geometric-mean speedup."
     tasks = tasks or self.eval_set
-    warm_references(self.tester, tasks)
+    warm_in_background(self.tester, tasks)
     eps = run_episodes(tasks, *self.eval_agents, self.tester, group_size=1, max_turns=self.cfg.max_turns,
                        threshold=self.cfg.threshold, progress=False, seed=None)
     save_transcripts(self.out/'evals'/f'step_{self.step:05d}.jsonl', eps)   # to read why an answer failed, and diff evaluations
