@@ -1039,8 +1039,9 @@ def check_warm_start(folder, min_compile: float | None = 0.5) -> dict:
 
 # %% ../nbs/12_sft.ipynb #9d5820dd
 def start_agents(source, *, optimizer_source=None, sft_out=None, sft_budget_s: float = 0.0, device='cpu', seed: int = 0, log=print,
-                 min_compile: float | None = 0.5):
-    "The trainable `AgentModels` of `source` (a preset, warm-started into `sft_out` when `sft_budget_s` and checked; a folder; a Hub name)."
+                 min_compile: float | None = 0.5, sft_settings: dict | None = None):
+    """The trainable `AgentModels` of `source` (a preset, warm-started into `sft_out` when `sft_budget_s` and checked; a folder; a Hub name).
+    `sft_settings`: `SFTConfig` fields the warm start takes instead of the preset's (e.g. `stop_correct`)."""
     from cudarl_wb.models import MODEL_PRESETS, AgentModels, build_model, read_manifest
     from cudarl_wb.episode import load_agent_models
     if str(source) in MODEL_PRESETS and sft_budget_s > 0:
@@ -1048,7 +1049,8 @@ def start_agents(source, *, optimizer_source=None, sft_out=None, sft_budget_s: f
         if not (sft_out/'agents.json').exists():
             log(f'warm start: SFT of {source}, capped at {sft_budget_s:.0f} s → {sft_out}')
             # measured after only: before, a random preset writes no code (0%), and the minute saved goes to training
-            run_sft(preset=str(source), out=str(sft_out), time_budget_s=sft_budget_s, progress=True, evaluate='after')
+            run_sft(preset=str(source), out=str(sft_out), time_budget_s=sft_budget_s, progress=True, evaluate='after',
+                    **(sft_settings or {}))
         check_warm_start(sft_out, min_compile)
         source = sft_out
     p = Path(str(source))

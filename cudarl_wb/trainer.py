@@ -57,6 +57,7 @@ class GRPOConfig(StepConfig):
     demote: bool = option(True, 'never fall back a curriculum tier', flag='--no-demote')
     sft_budget_s: float = option(600.0, "a cap in seconds on a preset's SFT warm start, which runs the preset's steps (0: no warm start)", flag='--sft-budget')
     min_warm_compile: float = option(0.5, 'refuse a warm start whose held-out compile rate is under this (0: never refuse)')
+    warm_stop_correct: float | None = option(None, "stop the warm start once its probe is this share correct (a GPU; default: the preset's, 0.75)")
     joint_sft: bool = option(False, "after the warm start, fine-tune each agent on its own successful turns (the joint stage, 12_sft)")
     time_budget_s: float | None = option(None, 'stop training after this many seconds (then evaluate and save)', flag='--time-budget')
     run_budget_s: float | None = option(None, 'the whole run in seconds, warm start included: training stops in time for its last evaluation', flag='--run-budget')
@@ -203,7 +204,8 @@ def _start_agents(self: GRPOTrainer, resuming: bool):
     if resuming: return start_agents(self.out/'last'/'agents', device=self.device, seed=cfg.seed, log=self.log)
     models = start_agents(cfg.generator_checkpoint or cfg.preset, optimizer_source=cfg.optimizer_checkpoint,
                           sft_out=self.out/'sft', sft_budget_s=cfg.sft_budget_s, device=self.device, seed=cfg.seed, log=self.log,
-                          min_compile=cfg.min_warm_compile or None)
+                          min_compile=cfg.min_warm_compile or None,
+                          sft_settings=None if cfg.warm_stop_correct is None else dict(stop_correct=cfg.warm_stop_correct))
     if not cfg.joint_sft: return models
     return joint_agents(models, self.out/'joint', cfg.preset, log=self.log, evaluate=False, progress=False, reward_preset=cfg.reward_preset)
 
