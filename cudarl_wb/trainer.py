@@ -6,7 +6,7 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/trainer.html.md"""
 
 # %% ../nbs/14_trainer.ipynb #941a3132
 from __future__ import annotations
-import argparse, collections, contextlib, functools, math, os, random, shutil, statistics, sys, threading, time
+import argparse, collections, contextlib, dataclasses, functools, json, math, os, random, shutil, statistics, sys, threading, time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,14 +18,14 @@ from .curriculum import Curriculum, tiers_from_tasks, task_set, heldout_split, _
 from .agents import Generator, Optimizer, Sampling, Tester
 from .episode import Episode, Turn, run_episodes, save_transcripts, load_transcripts, _sample_turn, _add_turn, _credit
 from .gpu_planner import memory_check
-from .sft import start_agents, joint_agents, master_dtype, _device_name, WarmStartError
+from .sft import SFTConfig, start_agents, joint_agents, master_dtype, _device_name, WarmStartError
 from .grpo import Sample, StepConfig, samples_of, grpo_step, _batched_logprobs, pass_rates, informative_tasks
 
 # %% auto #0
 __all__ = ['RECIPES', 'GRPOConfig', 'heldout_compositions', 'training_tasks', 'split_line', 'episode_metrics', 'save_agents',
-           'GRPOTrainer', 'overlap_s', 'Pipeline', 'warm_in_background', 'peak_memory', 'worker_device_bytes',
-           'eval_score', 'lr_scale', 'plot_training', 'train_args', 'train_defaults', 'builtin_plan', 'plan_tester',
-           'oom_message', 'train_command', 'run_summary']
+           'GRPOTrainer', 'sft_overrides', 'overlap_s', 'Pipeline', 'warm_in_background', 'peak_memory',
+           'worker_device_bytes', 'eval_score', 'lr_scale', 'plot_training', 'train_args', 'train_defaults',
+           'builtin_plan', 'plan_tester', 'oom_message', 'train_command', 'run_summary']
 
 # %% ../nbs/14_trainer.ipynb #f5d0e71d
 @dataclass
@@ -57,7 +57,7 @@ class GRPOConfig(StepConfig):
     demote: bool = option(True, 'never fall back a curriculum tier', flag='--no-demote')
     sft_budget_s: float = option(600.0, "a cap in seconds on a preset's SFT warm start, which runs the preset's steps (0: no warm start)", flag='--sft-budget')
     min_warm_compile: float = option(0.5, 'refuse a warm start whose held-out compile rate is under this (0: never refuse)')
-    warm_stop_correct: float | None = option(None, "stop the warm start once its probe is this share correct (a GPU; default: the preset's, 0.75)")
+    sft_settings: str | None = option(None, 'the warm start\'s own settings (SFTConfig fields, 12_sft) as a JSON object, e.g. \'{"stop_correct": 0.5}\'')
     joint_sft: bool = option(False, "after the warm start, fine-tune each agent on its own successful turns (the joint stage, 12_sft)")
     time_budget_s: float | None = option(None, 'stop training after this many seconds (then evaluate and save)', flag='--time-budget')
     run_budget_s: float | None = option(None, 'the whole run in seconds, warm start included: training stops in time for its last evaluation', flag='--run-budget')
@@ -197,6 +197,17 @@ def _prepare_process(device):
         # pytorch#190321); flash and memory-efficient SDPA remain
         torch.backends.cuda.enable_cudnn_sdp(False)
 
+# %% ../nbs/14_trainer.ipynb #2e88b896
+def sft_overrides(cfg: GRPOConfig) -> dict | None:
+    "The warm start's settings that `cfg.sft_settings` gives (None: the preset's); ValueError unless a JSON object of `SFTConfig` fields."
+    if not cfg.sft_settings: return None
+    try: d = json.loads(cfg.sft_settings)
+    except json.JSONDecodeError as e: raise ValueError(f'--sft-settings is not JSON ({e}): {cfg.sft_settings!r}') from None
+    if not isinstance(d, dict): raise ValueError(f'--sft-settings must be a JSON object of SFTConfig fields, not {cfg.sft_settings!r}')
+    unknown = set(d) - {f.name for f in dataclasses.fields(SFTConfig)}
+    if unknown: raise ValueError(f'--sft-settings: unknown SFTConfig fields {sorted(unknown)}')
+    return d
+
 # %% ../nbs/14_trainer.ipynb #9e13d51e
 @patch
 def _start_agents(self: GRPOTrainer, resuming: bool):
@@ -204,8 +215,7 @@ def _start_agents(self: GRPOTrainer, resuming: bool):
     if resuming: return start_agents(self.out/'last'/'agents', device=self.device, seed=cfg.seed, log=self.log)
     models = start_agents(cfg.generator_checkpoint or cfg.preset, optimizer_source=cfg.optimizer_checkpoint,
                           sft_out=self.out/'sft', sft_budget_s=cfg.sft_budget_s, device=self.device, seed=cfg.seed, log=self.log,
-                          min_compile=cfg.min_warm_compile or None,
-                          sft_settings=None if cfg.warm_stop_correct is None else dict(stop_correct=cfg.warm_stop_correct))
+                          min_compile=cfg.min_warm_compile or None, sft_settings=sft_overrides(cfg))
     if not cfg.joint_sft: return models
     return joint_agents(models, self.out/'joint', cfg.preset, log=self.log, evaluate=False, progress=False, reward_preset=cfg.reward_preset)
 
