@@ -24,9 +24,9 @@ __all__ = ['MAX_TEXT_CHARS', 'MAX_SOURCE_CHARS', 'MAX_LOG_CHARS', 'MAX_MESSAGE_C
            'theoretical_occupancy', 'occupancy_table', 'launch_configs', 'host_imports', 'has_syscall',
            'exported_functions', 'load_time_functions', 'import_issues', 'landlock_abi', 'toolkit_root', 'compiler_env',
            'confined', 'confinement', 'toolchain', 'nvcc_commands', 'build_key', 'split_extra_sources',
-           'compile_candidate', 'compile_text', 'available_cores', 'compile_many', 'feedback', 'kernel_report_html',
-           'kernel_report_text', 'inspect_kernel', 'cubin_of', 'driver_occupancy', 'cache_info', 'prune_cache',
-           'CompileOptions', 'compile_args', 'compile_command']
+           'compile_candidate', 'compile_text', 'compile_many', 'feedback', 'kernel_report_html', 'kernel_report_text',
+           'inspect_kernel', 'cubin_of', 'driver_occupancy', 'cache_info', 'prune_cache', 'CompileOptions',
+           'compile_args', 'compile_command']
 
 # %% ../nbs/04_compiler.ipynb #e27292df
 MAX_TEXT_CHARS = 200_000      # model text longer than this is refused unread
@@ -1296,12 +1296,6 @@ def compile_text(text, task=None, **kw) -> CompileResult:
     r.extra['extract'] = note
     r.seconds = time.perf_counter() - t0
     return r
-
-# %% ../nbs/04_compiler.ipynb #0fa79b1a
-def available_cores() -> int:
-    "CPU cores this process may use."
-    try: return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError): return os.cpu_count() or 1
 
 # %% ../nbs/04_compiler.ipynb #60414c3b
 def compile_many(sources_or_texts, task=None, workers: int | None = None, progress: bool = False, **kw) -> list[CompileResult]:

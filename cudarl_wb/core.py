@@ -16,8 +16,8 @@ from contextlib import contextmanager
 __all__ = ['Verdict', 'Record', 'KernelResources', 'Diagnostic', 'StaticIssue', 'CompileResult', 'ShapeCheck', 'BenchResult',
            'atomic_write', 'atomic_write_json', 'restore_dir', 'atomic_dir', 'ProcResult', 'safe_text', 'run_capped',
            'cache_dir', 'assets_dir', 'nvcc_path', 'nvcc_version', 'cuda_available', 'seed_everything', 'torch_threads',
-           'content_hash', 'file_sha256', 'option', 'add_options', 'from_options', 'skip_gpu_cells', 'blank_comments',
-           'save_widget_state']
+           'available_cores', 'content_hash', 'file_sha256', 'option', 'add_options', 'from_options', 'skip_gpu_cells',
+           'blank_comments', 'save_widget_state']
 
 # %% ../nbs/00_core.ipynb #82fbd8ad
 class Verdict(str, enum.Enum):
@@ -345,6 +345,12 @@ def torch_threads(n: int = 1):
     try: yield
     finally:
         if torch.get_num_threads() != before: torch.set_num_threads(before)
+
+# %% ../nbs/00_core.ipynb #29190e85
+def available_cores() -> int:
+    "CPU cores this process may use."
+    try: return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError): return os.cpu_count() or 1
 
 # %% ../nbs/00_core.ipynb #43d5b60a
 def content_hash(*parts) -> str:

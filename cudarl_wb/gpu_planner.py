@@ -219,8 +219,7 @@ def parse_inventory(spec: str) -> Inventory:
 # %% ../nbs/01_gpu_planner.ipynb #ca1fd388
 def machine_cpus_ram() -> tuple[int, float | None]:
     "CPU cores this process may use and available RAM in GiB (cgroup limit respected)."
-    try: cpus = len(os.sched_getaffinity(0))
-    except AttributeError: cpus = os.cpu_count() or 1
+    cpus = available_cores()
     ram = None
     try:
         info = dict(l.split(':', 1) for l in Path('/proc/meminfo').read_text().splitlines() if ':' in l)

@@ -401,7 +401,7 @@ class _Plan(_Callback):
 # %% ../nbs/12_sft.ipynb #114fc0f4
 class _ThreadTuner(_Callback):
     def __init__(self, collator: CompletionCollator, choices=None, probe_steps: int = 4, every_s: float = 30.0):
-        n = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else (os.cpu_count() or 1)
+        n = available_cores()
         self.choices = sorted(set(choices or (1, max(1, n // 2), n)))
         self.collator, self.probe_steps, self.every = collator, probe_steps, every_s
         self.current, self.rates, self.queue, self.last_probe = torch.get_num_threads(), {}, [], 0.0
@@ -1038,12 +1038,21 @@ def check_warm_start(folder, min_compile: float | None = 0.5) -> dict:
         f"--generator-checkpoint to train from it anyway.")
 
 # %% ../nbs/12_sft.ipynb #9d5820dd
+def _no_warm_start(source, sft_out, sft_budget_s: float, presets) -> str | None:
+    "Why `start_agents` runs no warm start for `source` (None where it runs one)."
+    if str(source) not in presets: return f'the agents come from {source}, not from a preset'
+    if sft_budget_s <= 0: return 'the warm start is off (a budget of 0 s)'
+    if sft_out is not None and (Path(sft_out)/'agents.json').exists(): return f'{sft_out} holds a finished warm start, taken as it is'
+    return None
+
 def start_agents(source, *, optimizer_source=None, sft_out=None, sft_budget_s: float = 0.0, device='cpu', seed: int = 0, log=print,
                  min_compile: float | None = 0.5, sft_settings: dict | None = None):
     """The trainable `AgentModels` of `source` (a preset, warm-started into `sft_out` when `sft_budget_s` and checked; a folder; a Hub name).
     `sft_settings`: `SFTConfig` fields the warm start takes instead of the preset's (e.g. `stop_correct`)."""
     from cudarl_wb.models import MODEL_PRESETS, AgentModels, build_model, read_manifest
     from cudarl_wb.episode import load_agent_models
+    if sft_settings and (why := _no_warm_start(source, sft_out, sft_budget_s, MODEL_PRESETS)):
+        log(f'warm-start settings {sorted(sft_settings)} not used: {why}')
     if str(source) in MODEL_PRESETS and sft_budget_s > 0:
         sft_out = Path(sft_out)
         if not (sft_out/'agents.json').exists():

@@ -212,7 +212,7 @@ def sft_overrides(cfg: GRPOConfig) -> dict | None:
 @patch
 def _start_agents(self: GRPOTrainer, resuming: bool):
     cfg = self.cfg
-    if resuming: return start_agents(self.out/'last'/'agents', device=self.device, seed=cfg.seed, log=self.log)
+    if resuming: return start_agents(self.out/'last'/'agents', device=self.device, seed=cfg.seed, log=self.log, sft_settings=sft_overrides(cfg))
     models = start_agents(cfg.generator_checkpoint or cfg.preset, optimizer_source=cfg.optimizer_checkpoint,
                           sft_out=self.out/'sft', sft_budget_s=cfg.sft_budget_s, device=self.device, seed=cfg.seed, log=self.log,
                           min_compile=cfg.min_warm_compile or None, sft_settings=sft_overrides(cfg))
