@@ -1038,9 +1038,10 @@ def check_warm_start(folder, min_compile: float | None = 0.5) -> dict:
         f"--generator-checkpoint to train from it anyway.")
 
 # %% ../nbs/12_sft.ipynb #9d5820dd
-def _no_warm_start(source, sft_out, sft_budget_s: float, presets) -> str | None:
+def _no_warm_start(source, sft_out, sft_budget_s: float) -> str | None:
     "Why `start_agents` runs no warm start for `source` (None where it runs one)."
-    if str(source) not in presets: return f'the agents come from {source}, not from a preset'
+    from cudarl_wb.models import MODEL_PRESETS
+    if str(source) not in MODEL_PRESETS: return f'the agents come from {source}, not from a preset'
     if sft_budget_s <= 0: return 'the warm start is off (a budget of 0 s)'
     if sft_out is not None and (Path(sft_out)/'agents.json').exists(): return f'{sft_out} holds a finished warm start, taken as it is'
     return None
@@ -1051,11 +1052,11 @@ def start_agents(source, *, optimizer_source=None, sft_out=None, sft_budget_s: f
     `sft_settings`: `SFTConfig` fields the warm start takes instead of the preset's (e.g. `stop_correct`)."""
     from cudarl_wb.models import MODEL_PRESETS, AgentModels, build_model, read_manifest
     from cudarl_wb.episode import load_agent_models
-    if sft_settings and (why := _no_warm_start(source, sft_out, sft_budget_s, MODEL_PRESETS)):
-        log(f'warm-start settings {sorted(sft_settings)} not used: {why}')
+    why = _no_warm_start(source, sft_out, sft_budget_s)
+    if sft_settings and why: log(f'warm-start settings {sorted(sft_settings)} not used: {why}')
     if str(source) in MODEL_PRESETS and sft_budget_s > 0:
         sft_out = Path(sft_out)
-        if not (sft_out/'agents.json').exists():
+        if why is None:
             log(f'warm start: SFT of {source}, capped at {sft_budget_s:.0f} s → {sft_out}')
             # measured after only: before, a random preset writes no code (0%), and the minute saved goes to training
             run_sft(preset=str(source), out=str(sft_out), time_budget_s=sft_budget_s, progress=True, evaluate='after',
