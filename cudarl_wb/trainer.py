@@ -24,8 +24,8 @@ from .grpo import Sample, StepConfig, samples_of, grpo_step, _batched_logprobs, 
 # %% auto #0
 __all__ = ['RECIPES', 'GRPOConfig', 'heldout_compositions', 'training_tasks', 'split_line', 'episode_metrics', 'save_agents',
            'GRPOTrainer', 'sft_overrides', 'overlap_s', 'Pipeline', 'warm_in_background', 'peak_memory',
-           'worker_device_bytes', 'eval_score', 'lr_scale', 'plot_training', 'train_args', 'train_defaults',
-           'builtin_plan', 'plan_tester', 'oom_message', 'train_command', 'run_summary']
+           'worker_device_bytes', 'judged_parts', 'eval_score', 'lr_scale', 'plot_training', 'train_args',
+           'train_defaults', 'builtin_plan', 'plan_tester', 'oom_message', 'train_command', 'run_summary']
 
 # %% ../nbs/14_trainer.ipynb #f5d0e71d
 @dataclass
@@ -314,13 +314,16 @@ class Pipeline:
         self.checker = (Tester(evaluator=tester.evaluator, reward_preset=tester.reward_preset, arch=tester.arch, time_it=False,
                                workers=tester.workers) if quiet_card else None)
         self.thread = ThreadPoolExecutor(1, thread_name_prefix='cudarl-judge')
-        self.generating, self.judging = [], []
+        self.generating, self.judging, self.windows = [], [], []
 
     def __enter__(self): return self
     def __exit__(self, *exc): self.thread.shutdown(wait=True)
 
     @property
     def hidden_s(self) -> float: return overlap_s(self.generating, self.judging)
+
+    @property
+    def window_s(self) -> float: return sum(e - s for s, e in self.windows)   # timings, generation paused
 
 # %% ../nbs/14_trainer.ipynb #2d7282d1
 @patch
@@ -358,7 +361,8 @@ def _finish(self: Pipeline, u: dict, groups, threshold: float, max_turns: int) -
     out, span = u['future'].result()
     self.judging.append(span)
     if self.checker is not None:
-        t = time.perf_counter(); reports = _timed_reports(self.tester, *out); self.judging.append((t, time.perf_counter()))
+        t = time.perf_counter(); reports = _timed_reports(self.tester, *out)
+        self.judging.append(w := (t, time.perf_counter())); self.windows.append(w)
     else: reports = out
     judged = sum(e - s for s, e in self.judging[-2 if self.checker is not None else -1:])
     share = dict(generate=u['gen_s'] / len(u['live']), test=judged / len(u['live']))
@@ -400,12 +404,14 @@ def warm_in_background(tester, tasks) -> threading.Thread | None:
 
 # %% ../nbs/14_trainer.ipynb #44c54954
 @patch
-def _rollout(self: GRPOTrainer, tasks) -> tuple[list, float]:
+def _rollout(self: GRPOTrainer, tasks) -> tuple[list, dict]:
     cfg = self.cfg
     kw = dict(group_size=cfg.group_size, max_turns=cfg.max_turns, threshold=cfg.threshold, seed=cfg.seed * 1_000_003 + self.step)
-    if not cfg.pipeline: return run_episodes(tasks, self.generator, self.optimizer_agent, self.tester, progress=False, **kw), 0.0
+    if not cfg.pipeline:
+        return run_episodes(tasks, self.generator, self.optimizer_agent, self.tester, progress=False, **kw), dict(hidden=0.0, window=0.0)
     with Pipeline(self.tester, _quiet_card(self.tester, self.device)) as pipe:
-        return pipe.run(tasks, self.generator, self.optimizer_agent, **kw), pipe.hidden_s
+        episodes = pipe.run(tasks, self.generator, self.optimizer_agent, **kw)
+    return episodes, dict(hidden=pipe.hidden_s, window=pipe.window_s)
 
 # %% ../nbs/14_trainer.ipynb #0c030ef1
 @contextlib.contextmanager
@@ -427,6 +433,13 @@ def worker_device_bytes(tester, device) -> int | None:
     if used is None: return None
     return sum(b or 0 for pid, b in used.items() if pid in pids) or None
 
+# %% ../nbs/14_trainer.ipynb #8ded04e7
+def judged_parts(episodes) -> dict:
+    "Each part of judging's seconds summed over `episodes`' turns, as `judged/<part>` (see `judging_breakdown`)."
+    from cudarl_wb.benchmarker import judging_breakdown
+    benches = [t.report.bench for ep in episodes for t in ep.turns if t.report is not None and t.report.bench is not None]
+    return {f'judged/{k}': v for k, v in judging_breakdown(benches).items()}
+
 # %% ../nbs/14_trainer.ipynb #5b396e42
 def _in_band(episodes, cfg) -> list:
     "The episodes of the tasks whose pass rate is inside `cfg`'s band (all of them at the full band 0 to 1)."
@@ -442,10 +455,10 @@ def train_step(self: GRPOTrainer) -> dict:
     tasks, memory = self.curriculum.sample(cfg.batch_size), {}
     self.tester.forget()   # time kernels afresh each step: the GPU's state drifts
     warm_in_background(self.tester, tasks)
-    with peak_memory(self.device, memory, 'rollout'): episodes, hidden = self._rollout(tasks)
+    with peak_memory(self.device, memory, 'rollout'): episodes, split = self._rollout(tasks)
     t1 = time.perf_counter()
     metrics = dict(step=self.step + 1, tier=self.curriculum.tier, mode=self.mode, tasks=tasks, **episode_metrics(episodes))
-    metrics.update(judging_s=metrics['evaluation_s'], judging_hidden_s=hidden)
+    metrics.update(judging_s=metrics['evaluation_s'], judging_hidden_s=split['hidden'], timing_window_s=split['window'], **judged_parts(episodes))
     trained = _in_band(episodes, cfg)
     metrics['tasks_out_of_band'] = len({ep.task for ep in episodes} - {ep.task for ep in trained})
     samples = [s for ss in samples_of(trained, cfg.credit, cfg.gamma).values() for s in ss]
@@ -459,7 +472,7 @@ def train_step(self: GRPOTrainer) -> dict:
     metrics['zero_std_share'] = sum(metrics.get(f'{a}/flat_groups', 0) for a in self.optimizers) / groups if groups else 0.0
     metrics['update_s'] = time.perf_counter() - t1
     metrics['step_s'] = time.perf_counter() - t0
-    metrics['judging_share'] = (metrics['judging_s'] - hidden) / metrics['step_s']   # the judging the step waited for
+    metrics['judging_share'] = (metrics['judging_s'] - split['hidden']) / metrics['step_s']   # the judging the step waited for
     if self.plan is not None and memory:
         metrics.update(memory_check(self.plan, memory, self.device.index or 0))
         cards = [d for d in (self.tester.evaluator.devices if self.mode == 'full' else []) if d != str(self.device)]
@@ -734,4 +747,7 @@ def run_summary(final: dict, mode: str) -> str:
         lines.append(f"per step on {final['device_name']}: {mean('step_s'):.1f} s: rollout {mean('rollout_s'):.1f}, judging "
                      f"{mean('evaluation_s'):.1f} ({mean('judging_hidden_s'):.1f} hidden under generation), update {mean('update_s'):.1f}; "
                      f"generation {mean('tokens_per_s'):.0f} tokens/s")
+        parts = ', '.join(f"{k} {mean(f'judged/{k}'):.1f}" for k in ('compile', 'queued', 'references', 'correctness', 'timing')
+                          if any(h.get(f'judged/{k}') for h in steps))
+        if parts: lines.append(f"judging's worker seconds per step: {parts}; timing window {mean('timing_window_s'):.1f} s")
     return '\n'.join(lines)
