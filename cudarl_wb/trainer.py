@@ -290,14 +290,16 @@ def _quiet_card(tester, device) -> bool:
     return any(d.startswith('cuda') and index(d) == index(device) for d in tester.evaluator.devices)
 
 # %% ../nbs/14_trainer.ipynb #5dd085d7
-def _check_job(tester, checker, pairs):
-    "Judge (task, answer) `pairs` fully, or with `checker` compile and check them only; with the interval it ran."
+def _build(tester, task, text):
+    "One answer built as `Tester.test_many` builds it."
+    return tester._compile([task], [text])[0]
+
+def _check_job(tester, checker, tasks, builds):
+    "Judge the answers `builds` (futures of their builds) fully, or with `checker` check them only; with the interval it ran."
     t0 = time.perf_counter()
-    if checker is None: out = tester.test_many(pairs)
-    else:
-        tasks = [get_task(t) if isinstance(t, str) else t for t, _ in pairs]
-        crs = tester._compile(tasks, [x for _, x in pairs])
-        out = (tasks, crs, checker._bench(tasks, crs))
+    crs = [f.result() for f in builds]
+    if checker is None: out = [tester._report(t, cr, br) for t, cr, br in zip(tasks, crs, tester._bench(tasks, crs))]
+    else: out = (tasks, crs, checker._bench(tasks, crs))
     return out, (t0, time.perf_counter())
 
 # %% ../nbs/14_trainer.ipynb #fc9efa9d
@@ -314,10 +316,11 @@ class Pipeline:
         self.checker = (Tester(evaluator=tester.evaluator, reward_preset=tester.reward_preset, arch=tester.arch, time_it=False,
                                workers=tester.workers) if quiet_card else None)
         self.thread = ThreadPoolExecutor(1, thread_name_prefix='cudarl-judge')
+        self.builder = ThreadPoolExecutor(tester.workers or max(1, available_cores() - 1), thread_name_prefix='cudarl-build')
         self.generating, self.judging, self.windows = [], [], []
 
     def __enter__(self): return self
-    def __exit__(self, *exc): self.thread.shutdown(wait=True)
+    def __exit__(self, *exc): self.thread.shutdown(wait=True); self.builder.shutdown(wait=True)
 
     @property
     def hidden_s(self) -> float: return overlap_s(self.generating, self.judging)
@@ -328,13 +331,13 @@ class Pipeline:
 # %% ../nbs/14_trainer.ipynb #2d7282d1
 @patch
 def _generate(self: Pipeline, g: int, k: int, live: list[int], tasks, groups, agents, seed) -> dict:
-    "Turn `k` of group `g`'s `live` episodes, generated here and submitted for judging."
+    "Turn `k` of group `g`'s `live` episodes, generated here, its builds begun."
     t0 = time.perf_counter()
     prompts, gens, agent = _sample_turn(k, live, tasks[g:g + 1], groups[g], [tasks[g]] * len(groups[g]), *agents,
                                         len(groups[g]), None if seed is None else seed + 1000 * k + g)
     self.generating.append((t0, t1 := time.perf_counter()))
-    return dict(g=g, k=k, live=live, prompts=prompts, gens=gens, agent=agent, gen_s=t1 - t0,
-                pairs=[(tasks[g], x.text) for x in gens])
+    return self._build_all(dict(g=g, k=k, live=live, prompts=prompts, gens=gens, agent=agent, gen_s=t1 - t0,
+                                pairs=[(tasks[g], x.text) for x in gens]))
 
 
 
@@ -347,12 +350,23 @@ def _first_turn(self: Pipeline, tasks, groups, agents, seed) -> list[dict]:
     prompts, gens, agent = _sample_turn(0, list(range(len(flat))), tasks, flat, [t for t in tasks for _ in range(n)], *agents, n, seed)
     self.generating.append((t0, t1 := time.perf_counter()))
     part = lambda xs, g: xs[g * n:(g + 1) * n]
-    return [dict(g=g, k=0, live=list(range(n)), prompts=part(prompts, g), gens=part(gens, g), agent=agent, gen_s=(t1 - t0) / len(groups),
-                 pairs=[(t, x.text) for x in part(gens, g)]) for g, t in enumerate(tasks)]
+    return [self._build_all(dict(g=g, k=0, live=list(range(n)), prompts=part(prompts, g), gens=part(gens, g), agent=agent,
+                                 gen_s=(t1 - t0) / len(groups), pairs=[(t, x.text) for x in part(gens, g)])) for g, t in enumerate(tasks)]
+
+@patch
+def _build_all(self: Pipeline, unit: dict) -> dict:
+    "Start building `unit`'s answers now, each distinct one once, on the build threads: its judging waits only for what is left."
+    unit['tasks'] = [get_task(t) if isinstance(t, str) else t for t, _ in unit['pairs']]
+    texts = [x if isinstance(x, (str, bytes)) else '' if x is None else str(x) for _, x in unit['pairs']]
+    futs = {}
+    for t, x in zip(unit['tasks'], texts):
+        if (t.name, x) not in futs: futs[(t.name, x)] = self.builder.submit(_build, self.tester, t, x)
+    unit['builds'] = [futs[(t.name, x)] for t, x in zip(unit['tasks'], texts)]
+    return unit
 
 @patch
 def _submit(self: Pipeline, unit: dict):
-    unit['future'] = self.thread.submit(_check_job, self.tester, self.checker, unit['pairs'])
+    unit['future'] = self.thread.submit(_check_job, self.tester, self.checker, unit['tasks'], unit['builds'])
 
 # %% ../nbs/14_trainer.ipynb #eac95cf8
 @patch
@@ -407,7 +421,7 @@ def warm_in_background(tester, tasks) -> threading.Thread | None:
 def _rollout(self: GRPOTrainer, tasks) -> tuple[list, dict]:
     cfg = self.cfg
     kw = dict(group_size=cfg.group_size, max_turns=cfg.max_turns, threshold=cfg.threshold, seed=cfg.seed * 1_000_003 + self.step)
-    if not cfg.pipeline:
+    if not cfg.pipeline or self.device.type != 'cuda':    # on the CPU both halves want the same cores
         return run_episodes(tasks, self.generator, self.optimizer_agent, self.tester, progress=False, **kw), dict(hidden=0.0, window=0.0)
     with Pipeline(self.tester, _quiet_card(self.tester, self.device)) as pipe:
         episodes = pipe.run(tasks, self.generator, self.optimizer_agent, **kw)
@@ -435,10 +449,12 @@ def worker_device_bytes(tester, device) -> int | None:
 
 # %% ../nbs/14_trainer.ipynb #8ded04e7
 def judged_parts(episodes) -> dict:
-    "Each part of judging's seconds summed over `episodes`' turns, as `judged/<part>` (see `judging_breakdown`)."
+    "Each part of judging's seconds summed over `episodes`' turns, as `judged/<part>` (see `judging_breakdown`), and nvcc's."
     from cudarl_wb.benchmarker import judging_breakdown
-    benches = [t.report.bench for ep in episodes for t in ep.turns if t.report is not None and t.report.bench is not None]
-    return {f'judged/{k}': v for k, v in judging_breakdown(benches).items()}
+    reports = [t.report for ep in episodes for t in ep.turns if t.report is not None]
+    out = {f'judged/{k}': v for k, v in judging_breakdown([r.bench for r in reports if r.bench is not None]).items()}
+    out['judged/nvcc'] = sum(r.compile.seconds or 0.0 for r in reports if r.compile is not None and not r.compile.cache_hit)
+    return out
 
 # %% ../nbs/14_trainer.ipynb #5b396e42
 def _in_band(episodes, cfg) -> list:
@@ -658,7 +674,7 @@ def _trains_lora(cfg: GRPOConfig) -> bool:
 def train_args(p: argparse.ArgumentParser):
     add_options(p, GRPOConfig, skip=('max_grad_norm', 'threshold', 'procedural'))
     p.add_argument('--pipeline', dest='pipeline', action='store_true', default=True,
-                   help="judge one group's answers while the next group is generated (the default)")
+                   help="judge one group's answers while the next group is generated (the default where the model generates on a GPU)")
     p.add_argument('--resume', action='store_true', help='continue the run in --output-dir')
     p.add_argument('--no-plan', action='store_true', help='skip the GPU planner')
 
@@ -747,7 +763,7 @@ def run_summary(final: dict, mode: str) -> str:
         lines.append(f"per step on {final['device_name']}: {mean('step_s'):.1f} s: rollout {mean('rollout_s'):.1f}, judging "
                      f"{mean('evaluation_s'):.1f} ({mean('judging_hidden_s'):.1f} hidden under generation), update {mean('update_s'):.1f}; "
                      f"generation {mean('tokens_per_s'):.0f} tokens/s")
-        parts = ', '.join(f"{k} {mean(f'judged/{k}'):.1f}" for k in ('compile', 'queued', 'references', 'correctness', 'timing')
+        parts = ', '.join(f"{k} {mean(f'judged/{k}'):.1f}" for k in ('nvcc', 'compile', 'queued', 'references', 'correctness', 'timing')
                           if any(h.get(f'judged/{k}') for h in steps))
         if parts: lines.append(f"judging's worker seconds per step: {parts}; timing window {mean('timing_window_s'):.1f} s")
     return '\n'.join(lines)
