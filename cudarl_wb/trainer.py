@@ -291,8 +291,10 @@ def _quiet_card(tester, device) -> bool:
 
 # %% ../nbs/14_trainer.ipynb #5dd085d7
 def _build(tester, task, text):
-    "One answer built as `Tester.test_many` builds it."
-    return tester._compile([task], [text])[0]
+    "One answer built as `Tester.test_many` builds it; a failure of the build machinery fails this answer, not the step."
+    try: return tester._compile([task], [text])[0]
+    except Exception as e:
+        return CompileResult(False, Verdict.COMPILE_ERROR, text if isinstance(text, str) else '', log=f'internal error: {type(e).__name__}: {e}')
 
 def _check_job(tester, checker, tasks, builds):
     "Judge the answers `builds` (futures of their builds) fully, or with `checker` check them only; with the interval it ran."
@@ -320,7 +322,7 @@ class Pipeline:
         self.generating, self.judging, self.windows = [], [], []
 
     def __enter__(self): return self
-    def __exit__(self, *exc): self.thread.shutdown(wait=True); self.builder.shutdown(wait=True)
+    def __exit__(self, *exc): self.thread.shutdown(wait=True); self.builder.shutdown(wait=True, cancel_futures=True)
 
     @property
     def hidden_s(self) -> float: return overlap_s(self.generating, self.judging)
