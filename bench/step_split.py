@@ -10,6 +10,9 @@ Run from the repository root:
 On a GPU the trainer is placed as `cudarl-wb train` places it (the planner's built-in layout): the run
 on one card, the Tester's workers on every other card of the machine, or beside the run on one card.
 
+The trainer pipelines only where the model generates on a GPU: on the CPU both ways step serially, and the
+CPU check runs the machinery only.
+
 One trainer plays every step, so both ways share the model, the evaluator's workers and their warm
 caches: one warm-up step (not counted, it starts the workers and times the references), then the
 serial and the pipelined step in turn, `--steps` of each. Per way: the step's seconds, the rollout
