@@ -1045,7 +1045,11 @@ def test_many(self: Tester, pairs) -> list[TestReport]:
     pairs = list(pairs)
     tasks = [get_task(t) if isinstance(t, str) else t for t, _ in pairs]
     texts = [x if isinstance(x, (str, bytes)) else '' if x is None else str(x) for _, x in pairs]   # bytes: the compiler says why
-    crs = self._compile(tasks, texts)
+    return self._reports(tasks, self._compile(tasks, texts))
+
+@patch
+def _reports(self: Tester, tasks, crs) -> list[TestReport]:
+    "Run the built answers `crs` that can run, score them and write their feedback (`test_many` after the builds)."
     return [self._report(task, cr, br) for task, cr, br in zip(tasks, crs, self._bench(tasks, crs))]
 
 # %% ../nbs/10_agents.ipynb #f1b9d6f5

@@ -24,9 +24,9 @@ __all__ = ['MAX_TEXT_CHARS', 'MAX_SOURCE_CHARS', 'MAX_LOG_CHARS', 'MAX_MESSAGE_C
            'theoretical_occupancy', 'occupancy_table', 'launch_configs', 'host_imports', 'has_syscall',
            'exported_functions', 'load_time_functions', 'import_issues', 'landlock_abi', 'toolkit_root', 'compiler_env',
            'confined', 'confinement', 'toolchain', 'nvcc_commands', 'build_key', 'split_extra_sources',
-           'compile_candidate', 'compile_text', 'compile_many', 'feedback', 'kernel_report_html', 'kernel_report_text',
-           'inspect_kernel', 'cubin_of', 'driver_occupancy', 'cache_info', 'prune_cache', 'CompileOptions',
-           'compile_args', 'compile_command']
+           'compile_candidate', 'compile_text', 'failed_build', 'compile_many', 'feedback', 'kernel_report_html',
+           'kernel_report_text', 'inspect_kernel', 'cubin_of', 'driver_occupancy', 'cache_info', 'prune_cache',
+           'CompileOptions', 'compile_args', 'compile_command']
 
 # %% ../nbs/04_compiler.ipynb #e27292df
 MAX_TEXT_CHARS = 200_000      # model text longer than this is refused unread
@@ -1298,6 +1298,11 @@ def compile_text(text, task=None, **kw) -> CompileResult:
     return r
 
 # %% ../nbs/04_compiler.ipynb #60414c3b
+def failed_build(item, e: Exception) -> CompileResult:
+    "The `COMPILE_ERROR` of an answer whose build broke inside our own machinery (a bug, a bad argument), not in nvcc."
+    return CompileResult(False, Verdict.COMPILE_ERROR, item if isinstance(item, str) else '', log=f'internal error: {type(e).__name__}: {e}',
+                         diagnostics=[Diagnostic(None, 'error', f'internal error: {type(e).__name__}: {e}'[:MAX_MESSAGE_CHARS])])
+
 def compile_many(sources_or_texts, task=None, workers: int | None = None, progress: bool = False, **kw) -> list[CompileResult]:
     "`compile_text` for each item (model text or bare source), `workers` at a time; `task` is one task or one per item."
     items = list(sources_or_texts)
@@ -1310,9 +1315,7 @@ def compile_many(sources_or_texts, task=None, workers: int | None = None, progre
     for i, (x, t) in enumerate(zip(items, tasks)): first.setdefault(ident(x, t), i)
     def one(i):
         try: return compile_text(items[i], tasks[i], **kw)
-        except Exception as e:   # a bug or a bad argument must not take the whole group down
-            return CompileResult(False, Verdict.COMPILE_ERROR, items[i] if isinstance(items[i], str) else '', log=f'{type(e).__name__}: {e}',
-                                 diagnostics=[Diagnostic(None, 'error', f'internal error: {type(e).__name__}: {e}'[:MAX_MESSAGE_CHARS])])
+        except Exception as e: return failed_build(items[i], e)   # a bug or a bad argument must not take the whole group down
     unique = sorted(set(first.values()))
     with ThreadPoolExecutor(max_workers=max(1, workers or available_cores())) as ex:
         futures = {i: ex.submit(one, i) for i in unique}

@@ -16,6 +16,7 @@ from .core import *
 from .tasks import get_task, procedural_tasks, register, TASKS
 from .curriculum import Curriculum, tiers_from_tasks, task_set, heldout_split, _set_parts
 from .agents import Generator, Optimizer, Sampling, Tester
+from .compiler import failed_build
 from .episode import Episode, Turn, run_episodes, save_transcripts, load_transcripts, _sample_turn, _add_turn, _credit
 from .gpu_planner import memory_check
 from .sft import SFTConfig, start_agents, joint_agents, master_dtype, _device_name, WarmStartError
@@ -293,14 +294,13 @@ def _quiet_card(tester, device) -> bool:
 def _build(tester, task, text):
     "One answer built as `Tester.test_many` builds it; a failure of the build machinery fails this answer, not the step."
     try: return tester._compile([task], [text])[0]
-    except Exception as e:
-        return CompileResult(False, Verdict.COMPILE_ERROR, text if isinstance(text, str) else '', log=f'internal error: {type(e).__name__}: {e}')
+    except Exception as e: return failed_build(text, e)
 
 def _check_job(tester, checker, tasks, builds):
     "Judge the answers `builds` (futures of their builds) fully, or with `checker` check them only; with the interval it ran."
     t0 = time.perf_counter()
     crs = [f.result() for f in builds]
-    if checker is None: out = [tester._report(t, cr, br) for t, cr, br in zip(tasks, crs, tester._bench(tasks, crs))]
+    if checker is None: out = tester._reports(tasks, crs)
     else: out = (tasks, crs, checker._bench(tasks, crs))
     return out, (t0, time.perf_counter())
 
@@ -359,7 +359,7 @@ def _first_turn(self: Pipeline, tasks, groups, agents, seed) -> list[dict]:
 def _build_all(self: Pipeline, unit: dict) -> dict:
     "Start building `unit`'s answers now, each distinct one once, on the build threads: its judging waits only for what is left."
     unit['tasks'] = [get_task(t) if isinstance(t, str) else t for t, _ in unit['pairs']]
-    texts = [x if isinstance(x, (str, bytes)) else '' if x is None else str(x) for _, x in unit['pairs']]
+    texts = [x for _, x in unit['pairs']]         # a `Generation`'s text: always a str
     futs = {}
     for t, x in zip(unit['tasks'], texts):
         if (t.name, x) not in futs: futs[(t.name, x)] = self.builder.submit(_build, self.tester, t, x)
