@@ -17,7 +17,7 @@ Columns (methods):
   the fused decode step (the default on a GPU);
 - `ours_unfused` (only when named in --methods): the graph engine with the model's own forward instead of the fused step
   (`CUDARL_ROLLOUT_FUSED=0`);
-- `ours_compiled` (only when named in --methods): the graph engine with the fused step's layer functions through
+- `ours_compiled` (only when named in --methods): the graph engine with the fused step's layer functions and draw through
   `torch.compile` (`CUDARL_ROLLOUT_COMPILE=1`); the first call, which compiles, is reported as `compile_s`;
 - `ours_matmul`, `ours_matmul_compiled` (only when named): the same two with the fused step's attention as two batched
   matrix products (`CUDARL_ROLLOUT_ATTENTION=matmul`) instead of SDPA.
@@ -149,7 +149,7 @@ def run_method(method, model, prompts, n, new, pad_id, device, reps, warm_new, b
     else:
         call = lambda k: ours(model, prompts, n, k, pad_id, method)
     compiles = 'COMPILE_DECODE' in SWITCHES.get(method, {})
-    if compiles and budget_left < 150: return dict(skipped=f'compiling needs ~150 s; {budget_left:.0f} s left')
+    if compiles and budget_left < 60: return dict(skipped=f'compiling needs ~60 s; {budget_left:.0f} s left')
     if compiles:   # the first call compiles for this shape; time the second as the warm-up
         t_compile, _, _ = timed(lambda: call(new), device)
         warm_new = new
@@ -168,7 +168,7 @@ def run_method(method, model, prompts, n, new, pad_id, device, reps, warm_new, b
     if info: row.update(engine=info.get('engine'), graph=info.get('graph'), graphs=info.get('graphs'), host_syncs=info.get('host_syncs'),
                         fused=info.get('fused'), compiled=info.get('compiled'), compile_error=info.get('compile_error'),
                         attention=info.get('attention'), windows=len(info.get('windows') or []) or None,
-                        fallback=info.get('fallback_from'))
+                        fallback=info.get('fallback_from'), decoder=info.get('decoder'), prefill_s=info.get('prefill_s'))
     return row
 
 
@@ -464,7 +464,7 @@ def main(argv=None):
     print(f'\nRollout throughput: {a.prompt_len}-token prompts (about), {a.new_tokens} new tokens, temperature 1, '
           f'{info["dtype"]} on {info["device"]}')
     table(rows, ['model', 'batch', 'prompts', 'n', 'method', 'seconds', 'tokens_per_s', 'ms_per_step', 'floor_frac', 'peak_gib',
-                 'speedup', 'graph', 'graphs', 'windows', 'host_syncs', 'attention', 'compiled', 'skipped', 'error'])
+                 'speedup', 'prefill_s', 'graph', 'graphs', 'windows', 'decoder', 'host_syncs', 'attention', 'compiled', 'skipped', 'error'])
     if parts:
         print(f'\nOne decode step by part: kernel ms per step (profiled eager step), share, least MB read, fraction of the '
               f'{info["copy_gb_per_s"]} GB/s copy bandwidth reached; then the whole step as the engine runs it')

@@ -18,13 +18,13 @@ from .tasks import Task, get_task
 # %% auto #0
 __all__ = ['GENERATOR_SYSTEM', 'OPTIMIZER_SYSTEM', 'ENGINES', 'DEFAULT_ENGINE', 'LAST_ROLLOUT', 'ALL_DONE_CHECK_EVERY',
            'GRAPH_WARMUP_STEPS', 'MIN_GRAPH_STEPS', 'COMPILE_DECODE', 'FUSED_DECODE', 'DECODE_ATTENTION_KERNEL',
-           'DECODE_ATTENTION', 'FUSED_MODEL_TYPES', 'STRATEGIES', 'task_brief', 'answer', 'generator_messages',
-           'optimizer_messages', 'Sampling', 'Generation', 'encode_prompt', 'stop_token_ids', 'filter_logits',
-           'cache_kwarg', 'static_engine_issue', 'rollout_engine', 'sample_tokens', 'decode_attention', 'attention_as',
-           'window_for', 'fused_issue', 'FusedLayer', 'FusedWeights', 'fused_weights', 'rotary_table', 'attention_in',
-           'attention_out_mlp', 'matmul_attention', 'sdpa_attention', 'layer_blocks', 'compiled_forward',
-           'StaticDecoder', 'TrainableAgent', 'Generator', 'Optimizer', 'strategies_of', 'verdict_line', 'hint',
-           'write_feedback', 'TestReport', 'Tester']
+           'KEEP_DECODERS', 'DECODE_ATTENTION', 'FUSED_MODEL_TYPES', 'STRATEGIES', 'task_brief', 'answer',
+           'generator_messages', 'optimizer_messages', 'Sampling', 'Generation', 'encode_prompt', 'stop_token_ids',
+           'filter_logits', 'cache_kwarg', 'static_engine_issue', 'rollout_engine', 'sample_tokens', 'decode_attention',
+           'attention_as', 'window_for', 'fused_issue', 'FusedLayer', 'FusedWeights', 'fused_weights', 'rotary_table',
+           'attention_in', 'attention_out_mlp', 'matmul_attention', 'sdpa_attention', 'layer_blocks',
+           'compiled_forward', 'picker', 'cache_columns', 'StaticDecoder', 'release_decoders', 'TrainableAgent',
+           'Generator', 'Optimizer', 'strategies_of', 'verdict_line', 'hint', 'write_feedback', 'TestReport', 'Tester']
 
 # %% ../nbs/10_agents.ipynb #8c363ece
 GENERATOR_SYSTEM = ('You write CUDA kernels. Answer with one ```cuda code block holding the kernels and the '
@@ -232,12 +232,17 @@ def _generator(device, seed) -> torch.Generator:
 
 # %% ../nbs/10_agents.ipynb #ecc09eef
 def _run_engine(engine: str, model, prompts, n, sampling, stop, pad_id, seed, max_new, device):
-    "`(response_ids, logprobs, finish_reason)` per row, sampled by `engine`."
+    "`(response_ids, logprobs, finish_reason)` per row, sampled by `engine`; `LAST_ROLLOUT` says what ran and the seconds of prefill and decoding."
     LAST_ROLLOUT.clear(); LAST_ROLLOUT.update(engine=engine, rows=len(prompts) * n, max_new_tokens=max_new)
+    t0 = time.perf_counter()
     cache, logits, mask, next_pos = _prefill(model, prompts, n, pad_id, device)
+    if logits.is_cuda: torch.cuda.synchronize(logits.device)   # once a call, for the time split
+    t1 = time.perf_counter()
     gen = _generator(device, seed)
-    if engine == 'dynamic': return _decode_dynamic(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen)
-    return _decode_static(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen, graph=engine == 'graph')
+    if engine == 'dynamic': out = _decode_dynamic(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen)
+    else: out = _decode_static(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen, graph=engine == 'graph')
+    LAST_ROLLOUT.update(prefill_s=round(t1 - t0, 4), decode_s=round(time.perf_counter() - t1, 4))   # the results are on the host: no sync needed
+    return out
 
 # %% ../nbs/10_agents.ipynb #a7bbb355
 @torch.no_grad()
@@ -274,6 +279,7 @@ MIN_GRAPH_STEPS = 8         # capture only when at least this many steps are lef
 COMPILE_DECODE = os.environ.get('CUDARL_ROLLOUT_COMPILE', '') == '1'   # graph engine: torch.compile the step's forward
 FUSED_DECODE = os.environ.get('CUDARL_ROLLOUT_FUSED', '1') != '0'      # static engines: the fused decode step where it applies
 DECODE_ATTENTION_KERNEL = os.environ.get('CUDARL_ROLLOUT_ATTENTION', 'sdpa')   # the fused step's attention: 'sdpa' or 'matmul'
+KEEP_DECODERS = int(os.environ.get('CUDARL_ROLLOUT_KEEP', '2'))   # graph engine: decoders (with their graphs) kept for the next call
 
 # %% ../nbs/10_agents.ipynb #2719ac1f
 def decode_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
@@ -310,9 +316,11 @@ def attention_as(config, name: str | None):
 
 # %% ../nbs/10_agents.ipynb #a7a7e9eb
 def window_for(filled: int, size: int) -> int:
-    "The cache columns a decode step reads when `filled` are written: the next of 32, 48, 64, 96, 128, … (at most `size`)."
+    "The cache columns a decode step reads when `filled` are written: the next of 32, 48, 64, 96, 128, 192, 256, then steps of about a quarter in multiples of 64 (320, 384, 448, 512, 640, …), at most `size`."
     w = 32
-    while w < filled: w = w * 3 // 2 if w & (w - 1) == 0 else w // 3 * 4   # powers of two and 1.5 times them
+    while w < filled:
+        if w < 256: w = w * 3 // 2 if w & (w - 1) == 0 else w // 3 * 4   # powers of two and 1.5 times them
+        else: w += max(64, w // 4 // 64 * 64)
     return min(w, size)
 
 # %% ../nbs/10_agents.ipynb #f530b580
@@ -405,13 +413,14 @@ def _rms_norm(x, weight, eps: float):
     return weight * F.rms_norm(x.float(), (x.shape[-1],), eps=eps).to(x.dtype)
 
 # %% ../nbs/10_agents.ipynb #375c712c
-def attention_in(h, norm_w, eps: float, qkv_w, qkv_b, cos, sin, heads: int, kv_heads: int):
-    "Norm, q/k/v and rotary of one layer for one token per row: queries packed per kv head [rows, kv, heads/kv, d], keys and values [rows, kv, 1, d]."
+def attention_in(h, norm_w, eps: float, qkv_w, qkv_b, cos, sin, heads: int, kv_heads: int, keys, values, at):
+    "Norm, q/k/v and rotary of one layer for one token per row; the key and value written at cache column `at` of `keys`, `values` [rows, kv, cols, d]; returns the queries packed per kv head [rows, kv, heads/kv, d]."
     rows, d = h.shape[0], cos.shape[-1]
     x = F.linear(_rms_norm(h, norm_w, eps), qkv_w, qkv_b)
     qk, v = x[:, :(heads + kv_heads) * d].view(rows, heads + kv_heads, d), x[:, (heads + kv_heads) * d:]
     qk = torch.addcmul(qk * cos[:, None], qk.roll(d // 2, -1), sin[:, None])   # rotary; `sin` carries rotate_half's sign
-    return qk[:, :heads].reshape(rows, kv_heads, heads // kv_heads, d), qk[:, heads:].reshape(rows, kv_heads, 1, d), v.view(rows, kv_heads, 1, d)
+    keys.index_copy_(2, at, qk[:, heads:].reshape(rows, kv_heads, 1, d)); values.index_copy_(2, at, v.view(rows, kv_heads, 1, d))
+    return qk[:, :heads].reshape(rows, kv_heads, heads // kv_heads, d)
 
 # %% ../nbs/10_agents.ipynb #65dbfe0f
 def attention_out_mlp(h, attn, o_w, norm_w, eps: float, gate_up_w, down_w):
@@ -450,7 +459,40 @@ def compiled_forward(model):
     if key not in _COMPILED or _COMPILED[key][0] is not model: _COMPILED[key] = (model, torch.compile(model, dynamic=False))
     return _COMPILED[key][1]
 
+# %% ../nbs/10_agents.ipynb #ad99aa43
+def _pick(logits, noise, temperature: float):
+    "Tokens `argmax(x - log noise)` (`argmax(x)` when `noise` is None) and their log-probabilities `x[tok] - logsumexp(x)`, `x` the tempered fp32 logits."
+    x = logits.float()
+    if temperature != 1: x = x / temperature
+    tok = x.argmax(-1) if noise is None else (x - noise.log()).argmax(-1)
+    return tok, x.gather(-1, tok[:, None])[:, 0] - x.logsumexp(-1)
+
+
+def _draw(logits: torch.Tensor, sampling: Sampling, gen, pick=_pick) -> tuple[torch.Tensor, torch.Tensor]:
+    "Each row's next token from its logits, and the token's log-probability under the tempered, untruncated distribution."
+    if sampling.greedy: return pick(logits, None, sampling.temperature)
+    if not (sampling.top_k or sampling.top_p < 1):
+        return pick(logits, torch.empty(logits.shape, device=logits.device).exponential_(1, generator=gen), sampling.temperature)
+    x = logits.float() / sampling.temperature
+    p = filter_logits(x, sampling.top_k, sampling.top_p).softmax(-1)
+    tok = (p / torch.empty_like(p).exponential_(1, generator=gen)).argmax(-1)
+    return tok, x.gather(-1, tok[:, None])[:, 0] - x.logsumexp(-1)
+
+# %% ../nbs/10_agents.ipynb #c27a1e02
+_PICKERS: dict = {}
+
+def picker(compile: bool = False):
+    "`_pick`, through `torch.compile` when `compile`."
+    if not compile: return _pick
+    if not _PICKERS: _PICKERS['pick'] = torch.compile(_pick)
+    return _PICKERS['pick']
+
 # %% ../nbs/10_agents.ipynb #9e513658
+def cache_columns(width: int, max_new: int) -> int:
+    "Columns of the static cache for prompts `width` wide and `max_new` new tokens: a multiple of 128."
+    return -(-(width + max_new) // 128) * 128
+
+
 class StaticDecoder:
     "Decode a batch on a static KV cache with all state on the device; `step` is what a CUDA graph captures."
     def __init__(self, model, cache, logits, mask, next_pos, max_new: int, sampling: Sampling, stop: torch.Tensor,
@@ -460,10 +502,9 @@ class StaticDecoder:
         self.width, self.cache_kw, self.compiled, self.compile_error = mask.shape[1], cache_kwarg(model), compile, None
         issue = fused_issue(model) if (FUSED_DECODE if fused is None else fused) else 'switched off'
         self.fused, self.fused_status = (fused_weights(model), 'on') if issue is None else (None, f'off: {issue}')
-        align = 128 if compile else 16                   # 16: SDPA's mask alignment; 128: fewer shapes to compile for
-        self.size = -(-(self.width + max_new) // align) * align   # cache columns
+        self.size = cache_columns(self.width, max_new)
         self.forward = compiled_forward(model) if compile and self.fused is None else model
-        self.blocks = layer_blocks(compile and self.fused is not None)
+        self.blocks, self.pick = layer_blocks(compile and self.fused is not None), picker(compile)
         self.attend = matmul_attention if DECODE_ATTENTION_KERNEL == 'matmul' else sdpa_attention
         self.cache = StaticCache(config=model.config, max_cache_len=self.size)
         for i, layer in enumerate(cache.layers):          # the prefill's columns: allocates the static tensors once
@@ -472,32 +513,38 @@ class StaticDecoder:
         # a window needs attention that reads keys up to the mask's length, and a compiled whole forward one shape
         self.windowed = self.fused is not None or (self.attention is not None and not compile)
         if self.fused is not None: self.cos, self.sin = rotary_table(model, self.size, self.cache.layers[0].keys.dtype, mask.device)
-        self.graphs, self.graph, self.graph_status, self._pool = {}, None, 'not tried', None
+        self.graphs, self.graph, self.graph_status, self._pool, self.refills = {}, None, 'not tried', None, 0
         self._state(logits, mask, next_pos)
 
 # %% ../nbs/10_agents.ipynb #f0122fbb
 @patch
-def _state(self: StaticDecoder, logits, mask, next_pos):
-    rows, width, dev = *mask.shape, mask.device
+def _buffers(self: StaticDecoder, rows: int, vocab: int, dev):
+    "The tensors every step reads and writes, made once per decoder."
     kv_dtype = self.cache.layers[0].keys.dtype
-    seen = torch.zeros(rows, self.size, dtype=torch.bool, device=dev)
-    seen[:, :width] = mask.bool()
-    # an additive mask in the cache's dtype: what eager attention adds to the scores and SDPA takes as is
-    self.attn_mask = torch.zeros(rows, 1, 1, self.size, dtype=kv_dtype, device=dev)
-    self.attn_mask.masked_fill_(~seen[:, None, None, :], torch.finfo(kv_dtype).min)
-    self.open_value = 0.0
     text = self.model.config.get_text_config(decoder=True) if hasattr(self.model.config, 'get_text_config') else self.model.config
     self.layer_kinds = sorted(set(getattr(text, 'layer_types', None) or ['full_attention']))
-    self.logits = logits.float() / self.sampling.temperature   # [rows, vocab]: the tempered logits of the next token
-    self.next_ids = torch.zeros(rows, 1, dtype=torch.long, device=dev)
-    self.positions = next_pos.view(rows, 1).clone()
-    self.write_at = torch.full((1,), width, dtype=torch.long, device=dev)   # the cache column of the next token
-    self.index = torch.zeros(1, dtype=torch.long, device=dev)              # the step being sampled
-    self.tokens = torch.zeros(rows, self.max_new, dtype=torch.long, device=dev)
-    self.logprobs = torch.zeros(rows, self.max_new, dtype=torch.float32, device=dev)
-    self.done = torch.zeros(rows, dtype=torch.bool, device=dev)
-    self.lengths = torch.full((rows,), self.max_new, dtype=torch.long, device=dev)
+    self.attn_mask = torch.zeros(rows, 1, 1, self.size, dtype=kv_dtype, device=dev)   # additive, as eager attention and SDPA take it
+    self.open_value, self.closed_value = 0.0, torch.finfo(kv_dtype).min
+    # the fused step writes its logits here in the model's dtype; the model's forward may return fp32
+    self.logits = torch.zeros(rows, vocab, dtype=self.fused.lm_head.dtype if self.fused is not None else torch.float32, device=dev)
+    self.next_ids, self.positions = (torch.zeros(rows, 1, dtype=torch.long, device=dev) for _ in range(2))
+    self.write_at, self.index = (torch.zeros(1, dtype=torch.long, device=dev) for _ in range(2))   # next cache column; step sampled
+    self.tokens = torch.zeros(rows, self.size, dtype=torch.long, device=dev)
+    self.logprobs = torch.zeros(rows, self.size, dtype=torch.float32, device=dev)
+    self.done, self.lengths = torch.zeros(rows, dtype=torch.bool, device=dev), torch.zeros(rows, dtype=torch.long, device=dev)
     self.extra = {'cache_position': self.write_at} if _takes_cache_position(self.model) else {}
+
+
+@patch
+def _state(self: StaticDecoder, logits, mask, next_pos):
+    "Fill the buffers for a batch: its prompts' mask, first logits and positions; nothing sampled yet."
+    rows, width = mask.shape
+    if not hasattr(self, 'attn_mask'): self._buffers(rows, logits.shape[-1], mask.device)
+    self.attn_mask.fill_(self.closed_value)
+    self.attn_mask[:, 0, 0, :width].masked_fill_(mask.bool(), self.open_value)
+    self.logits.copy_(logits); self.positions.copy_(next_pos.view(rows, 1))
+    self.write_at.fill_(width); self.index.zero_(); self.next_ids.zero_()
+    self.tokens.zero_(); self.logprobs.zero_(); self.done.zero_(); self.lengths.fill_(self.max_new)
     self.set_window(width + 1)
 
 # %% ../nbs/10_agents.ipynb #2741d4a1
@@ -515,26 +562,20 @@ def _takes_cache_position(model) -> bool:
     try: return 'cache_position' in inspect.signature(base.forward).parameters
     except (TypeError, ValueError): return False
 
-# %% ../nbs/10_agents.ipynb #ad99aa43
-def _draw(scaled: torch.Tensor, sampling: Sampling, gen) -> tuple[torch.Tensor, torch.Tensor]:
-    "Each row's next token from tempered logits, and the untruncated probabilities its log-probability comes from."
-    probs = scaled.softmax(-1)
-    if sampling.greedy: return scaled.argmax(-1), probs
-    truncated = sampling.top_k or sampling.top_p < 1
-    p = filter_logits(scaled, sampling.top_k, sampling.top_p).softmax(-1) if truncated else probs
-    return (p / torch.empty_like(p).exponential_(1, generator=gen)).argmax(-1), probs
-
 # %% ../nbs/10_agents.ipynb #27da9ebd
 @patch
 def sample(self: StaticDecoder):
     "Draw every row's next token from `logits`; record it, its log-probability, and whether it ends the row."
-    with torch.profiler.record_function('rollout.sampling'): tok, probs = _draw(self.logits, self.sampling, self.gen)
-    with torch.profiler.record_function('rollout.logprobs'): self._record(tok, probs)
+    with torch.profiler.record_function('rollout.sampling'):
+        try: tok, logp = _draw(self.logits, self.sampling, self.gen, self.pick)
+        except Exception as e:
+            self._uncompile(e)
+            tok, logp = _draw(self.logits, self.sampling, self.gen, self.pick)
+    with torch.profiler.record_function('rollout.logprobs'): self._record(tok, logp)
 
 
 @patch
-def _record(self: StaticDecoder, tok, probs):
-    logp = probs.gather(-1, tok[:, None])[:, 0].log()
+def _record(self: StaticDecoder, tok, logp):
     hit = (tok[:, None] == self.stop).any(-1)
     self.lengths.copy_(torch.where(hit & ~self.done, self.index + 1, self.lengths))
     self.done.logical_or_(hit)
@@ -546,19 +587,19 @@ def _record(self: StaticDecoder, tok, probs):
 # %% ../nbs/10_agents.ipynb #99a7ec1f
 @patch
 def _fused_forward(self: StaticDecoder) -> torch.Tensor:
-    "The next logits [rows, vocab] through the fused step, each layer's keys and values written at `write_at`."
+    "The next logits [rows, vocab] through the fused step, written into `logits`; each layer's keys and values written at `write_at`."
     f, (before, after), cols = self.fused, self.blocks, self.window
     at = self.positions[:, 0]
     cos, sin, mask = self.cos[at], self.sin[at], self.attn_mask[..., :cols]
     h = F.embedding(self.next_ids[:, 0], f.embed)
     for w, layer in zip(f.layers, self.cache.layers):
         with torch.profiler.record_function('rollout.attention'):
-            q, k, v = before(h, w.norm_in, w.eps, w.qkv, w.qkv_bias, cos, sin, f.heads, f.kv_heads)
-            layer.keys.index_copy_(2, self.write_at, k); layer.values.index_copy_(2, self.write_at, v)
+            q = before(h, w.norm_in, w.eps, w.qkv, w.qkv_bias, cos, sin, f.heads, f.kv_heads, layer.keys, layer.values, self.write_at)
             o = self.attend(q, layer.keys[:, :, :cols], layer.values[:, :, :cols], mask, f.scale)
         with torch.profiler.record_function('rollout.mlp'):
             h = after(h, o.reshape(h.shape[0], -1), w.o, w.norm_post, w.eps, w.gate_up, w.down)
-    with torch.profiler.record_function('rollout.output'): return F.linear(_rms_norm(h, f.norm, f.eps), f.lm_head)
+    with torch.profiler.record_function('rollout.output'):
+        return torch.mm(_rms_norm(h, f.norm, f.eps), f.lm_head.t(), out=self.logits)
 
 # %% ../nbs/10_agents.ipynb #7558445b
 @patch
@@ -571,18 +612,23 @@ def _model_forward(self: StaticDecoder) -> torch.Tensor:
 
 # %% ../nbs/10_agents.ipynb #aa5b5582
 @patch
+def _uncompile(self: StaticDecoder, e: Exception):
+    "After a failure in a compiled part: re-raise it if nothing was compiled (or a graph is being recorded), else run uncompiled from now on."
+    if not self.compiled or (self.logits.is_cuda and torch.cuda.is_current_stream_capturing()): raise e
+    self.compiled, self.compile_error = False, f'{type(e).__name__}: {str(e)[:300]}'
+    self.forward, self.blocks, self.pick = self.model, layer_blocks(False), picker(False)
+
+
+@patch
 def advance(self: StaticDecoder):
     "Feed the sampled tokens through the model: one more cache column per row, and the next logits."
     self.attn_mask.index_fill_(-1, self.write_at, self.open_value)
     forward = self._fused_forward if self.fused is not None else self._model_forward
     try: logits = forward()
     except Exception as e:
-        if not self.compiled or (self.logits.is_cuda and torch.cuda.is_current_stream_capturing()): raise
-        self.compiled, self.compile_error = False, f'{type(e).__name__}: {str(e)[:300]}'
-        self.forward, self.blocks = self.model, layer_blocks(False)
+        self._uncompile(e)
         logits = forward()
-    self.logits.copy_(logits)
-    if self.sampling.temperature != 1: self.logits.div_(self.sampling.temperature)   # fp32, as the trainer divides
+    if logits is not self.logits: self.logits.copy_(logits)
     self.positions.add_(1); self.write_at.add_(1)
 
 # %% ../nbs/10_agents.ipynb #5cc7c974
@@ -678,17 +724,63 @@ def results(self: StaticDecoder) -> list[tuple[list[int], list[float], str]]:
     return [(t[:k], l[:k], 'stop' if d else 'length') for t, l, k, d in zip(tokens, logps, lengths, done)]
 
 # %% ../nbs/10_agents.ipynb #f1a7254d
+_DECODERS: OrderedDict = OrderedDict()   # the graph engine's kept decoders, least recently used first
+
+def release_decoders():
+    "Let the kept decoders go (their caches and graphs are freed with them)."
+    _DECODERS.clear()
+
+
+def _decoder_key(model, mask, max_new: int, sampling: Sampling, stop: torch.Tensor, compile: bool) -> tuple:
+    "What a kept decoder must share with a call to serve it: everything its graphs were recorded with."
+    return (id(model), *mask.shape[:1], cache_columns(mask.shape[1], max_new), str(mask.device), compile, FUSED_DECODE,
+            DECODE_ATTENTION_KERNEL, sampling.temperature, sampling.top_k, sampling.top_p, sampling.greedy, tuple(stop.tolist()))
+
+
 def _decode_static(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen, graph: bool = False):
-    "The fast engines: a `StaticDecoder` run to the end, read back once."
-    import contextlib
+    "The fast engines: a `StaticDecoder` (a kept one refilled, on a GPU) run to the end, read back once."
     on_gpu = logits.device.type == 'cuda'
     # capture and replay use the current device's streams: make the model's GPU the current one (it may be cuda:1)
     with torch.cuda.device(logits.device) if on_gpu else contextlib.nullcontext():
         compile = graph and on_gpu and COMPILE_DECODE
-        dec = StaticDecoder(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen, compile=compile)
+        key = _decoder_key(model, mask, max_new, sampling, stop, compile) if graph and KEEP_DECODERS > 0 else None
+        dec = _DECODERS.pop(key, None)
+        if dec is not None and dec.model is model: dec.refill(cache, logits, mask, next_pos, max_new, gen)
+        else: dec = StaticDecoder(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen, compile=compile)
+        reused = dec.refills > 0
         del cache                                      # the prefill's dynamic copy is no longer needed
-        LAST_ROLLOUT.update(dec.run(graph=graph))
-        return dec.results()
+        LAST_ROLLOUT.update(dec.run(graph=graph), decoder='refilled' if reused else 'new')
+        out = dec.results()
+        if key is not None and dec.fused is not None and dec.graphs:
+            _DECODERS[key] = dec
+            while len(_DECODERS) > KEEP_DECODERS: _DECODERS.popitem(last=False)
+        return out
+
+# %% ../nbs/10_agents.ipynb #c27a1e04
+@patch
+def _refresh_weights(self: StaticDecoder):
+    "Copy the model's current weights (adapters merged) into the fused step's tensors that are not the model's own."
+    new = fused_weights(self.model)
+    for mine, now in zip([self.fused, *self.fused.layers], [new, *new.layers]):
+        for f in dataclasses.fields(mine):
+            a, b = getattr(mine, f.name), getattr(now, f.name)
+            if torch.is_tensor(a) and a.data_ptr() != b.data_ptr(): a.copy_(b)
+
+
+@patch
+def refill(self: StaticDecoder, cache, logits, mask, next_pos, max_new: int, gen):
+    "Take a new batch of the same rows and cache size, in place, so the graphs recorded for the last one replay for it."
+    if self.fused is None: raise ValueError('only a decoder with the fused step can be refilled')
+    width = mask.shape[1]
+    if mask.shape[0] != self.logits.shape[0] or cache_columns(width, max_new) != self.size:
+        raise ValueError(f'a batch of {mask.shape[0]} rows and {cache_columns(width, max_new)} columns does not fit '
+                         f'this decoder ({self.logits.shape[0]} rows, {self.size} columns)')
+    self._refresh_weights()
+    for mine, layer in zip(self.cache.layers, cache.layers):
+        mine.keys[:, :, :width].copy_(layer.keys); mine.values[:, :, :width].copy_(layer.values)
+    self.gen.set_state(gen.get_state())
+    self.width, self.max_new, self.refills = width, max_new, self.refills + 1
+    self._state(logits, mask, next_pos)
 
 # %% ../nbs/10_agents.ipynb #2b758b7d
 class TrainableAgent:

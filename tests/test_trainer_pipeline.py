@@ -45,7 +45,8 @@ def test_pipelined_rewards_equal_the_serial_ones():
     with Tester(time_it=False) as judge: serial, piped, _ = both_ways(judge)
     assert turns(piped) == turns(serial)
     verdicts = {t[4] for t in turns(piped)}
-    assert 'compiled' in verdicts and len(verdicts) >= 3                       # answers that build, and two ways of not building
+    not_built = {'no-code', 'rejected-by-static-check', 'did-not-compile'}
+    assert verdicts - not_built and len(verdicts & not_built) >= 2, verdicts   # answers that build ('compiled' on a CPU, run on a GPU), and two ways of not building
     assert any(t[2] > 0 for t in turns(piped))                                 # the Optimizer played
 
 
