@@ -234,13 +234,19 @@ def _generator(device, seed) -> torch.Generator:
 def _run_engine(engine: str, model, prompts, n, sampling, stop, pad_id, seed, max_new, device):
     "`(response_ids, logprobs, finish_reason)` per row, sampled by `engine`; `LAST_ROLLOUT` says what ran and the seconds of prefill and decoding."
     LAST_ROLLOUT.clear(); LAST_ROLLOUT.update(engine=engine, rows=len(prompts) * n, max_new_tokens=max_new)
-    t0 = time.perf_counter()
-    cache, logits, mask, next_pos = _prefill(model, prompts, n, pad_id, device)
-    if logits.is_cuda: torch.cuda.synchronize(logits.device)   # once a call, for the time split
+    gen, t0 = _generator(device, seed), time.perf_counter()
+    compile = engine == 'graph' and device.type == 'cuda' and COMPILE_DECODE
+    key = (_decoder_key(model, len(prompts) * n, max(map(len, prompts)), max_new, sampling, stop, device, compile)
+           if engine == 'graph' and KEEP_DECODERS > 0 else None)
+    dec = _kept_decoder(key) if key is not None else None
+    if dec is not None: dec.refill(prompts, n, pad_id, max_new, gen)
+    else: cache, logits, mask, next_pos = _prefill(model, prompts, n, pad_id, device)
+    if device.type == 'cuda': torch.cuda.synchronize(device)   # once a call, for the time split
     t1 = time.perf_counter()
-    gen = _generator(device, seed)
     if engine == 'dynamic': out = _decode_dynamic(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen)
-    else: out = _decode_static(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen, graph=engine == 'graph')
+    else:
+        if dec is None: dec = StaticDecoder(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen, compile=compile)
+        out = _decode_static(dec, engine == 'graph', key)
     LAST_ROLLOUT.update(prefill_s=round(t1 - t0, 4), decode_s=round(time.perf_counter() - t1, 4))   # the results are on the host: no sync needed
     return out
 
@@ -731,30 +737,28 @@ def release_decoders():
     _DECODERS.clear()
 
 
-def _decoder_key(model, mask, max_new: int, sampling: Sampling, stop: torch.Tensor, compile: bool) -> tuple:
+def _decoder_key(model, rows: int, width: int, max_new: int, sampling: Sampling, stop: torch.Tensor, device, compile: bool) -> tuple:
     "What a kept decoder must share with a call to serve it: everything its graphs were recorded with."
-    return (id(model), *mask.shape[:1], cache_columns(mask.shape[1], max_new), str(mask.device), compile, FUSED_DECODE,
-            DECODE_ATTENTION_KERNEL, sampling.temperature, sampling.top_k, sampling.top_p, sampling.greedy, tuple(stop.tolist()))
+    return (id(model), rows, cache_columns(width, max_new), str(device), compile, FUSED_DECODE, DECODE_ATTENTION_KERNEL,
+            sampling.temperature, sampling.top_k, sampling.top_p, sampling.greedy, tuple(stop.tolist()))
 
 
-def _decode_static(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen, graph: bool = False):
-    "The fast engines: a `StaticDecoder` (a kept one refilled, on a GPU) run to the end, read back once."
-    on_gpu = logits.device.type == 'cuda'
+def _kept_decoder(key):
+    "The kept decoder for `key`, taken out of the keep for its call (it comes back when the call ends well), or None."
+    dec = _DECODERS.pop(key, None)
+    return dec if dec is not None and id(dec.model) == key[0] else None
+
+
+def _decode_static(dec: StaticDecoder, graph: bool, key=None) -> list:
+    "Run `dec` to the end and read back once, on the model's GPU; keep it under `key` when it has graphs to replay."
     # capture and replay use the current device's streams: make the model's GPU the current one (it may be cuda:1)
-    with torch.cuda.device(logits.device) if on_gpu else contextlib.nullcontext():
-        compile = graph and on_gpu and COMPILE_DECODE
-        key = _decoder_key(model, mask, max_new, sampling, stop, compile) if graph and KEEP_DECODERS > 0 else None
-        dec = _DECODERS.pop(key, None)
-        if dec is not None and dec.model is model: dec.refill(cache, logits, mask, next_pos, max_new, gen)
-        else: dec = StaticDecoder(model, cache, logits, mask, next_pos, max_new, sampling, stop, gen, compile=compile)
-        reused = dec.refills > 0
-        del cache                                      # the prefill's dynamic copy is no longer needed
-        LAST_ROLLOUT.update(dec.run(graph=graph), decoder='refilled' if reused else 'new')
+    with torch.cuda.device(dec.logits.device) if dec.logits.is_cuda else contextlib.nullcontext():
+        LAST_ROLLOUT.update(dec.run(graph=graph), decoder='refilled' if dec.refills else 'new')
         out = dec.results()
-        if key is not None and dec.fused is not None and dec.graphs:
-            _DECODERS[key] = dec
-            while len(_DECODERS) > KEEP_DECODERS: _DECODERS.popitem(last=False)
-        return out
+    if key is not None and dec.fused is not None and dec.graphs:
+        _DECODERS[key] = dec
+        while len(_DECODERS) > KEEP_DECODERS: _DECODERS.popitem(last=False)
+    return out
 
 # %% ../nbs/10_agents.ipynb #c27a1e04
 @patch
@@ -766,21 +770,41 @@ def _refresh_weights(self: StaticDecoder):
             a, b = getattr(mine, f.name), getattr(now, f.name)
             if torch.is_tensor(a) and a.data_ptr() != b.data_ptr(): a.copy_(b)
 
-
+# %% ../nbs/10_agents.ipynb #c27a1e0b
 @patch
-def refill(self: StaticDecoder, cache, logits, mask, next_pos, max_new: int, gen):
-    "Take a new batch of the same rows and cache size, in place, so the graphs recorded for the last one replay for it."
+def _fused_prefill(self: StaticDecoder, ids, mask, n: int) -> torch.Tensor:
+    "Prompts [p, width] through the fused layers, keys and values into the first columns of their `n` rows each; the next-token logits [p × n, vocab]."
+    f, (p, w), dev = self.fused, ids.shape, ids.device
+    pos = (mask.cumsum(-1) - 1).clamp_min(0)
+    cos, sin = self.cos[pos][:, :, None], self.sin[pos][:, :, None]                 # [p, w, 1, d]
+    d, hq, hk = cos.shape[-1], f.heads, f.kv_heads
+    seen = torch.ones(w, w, dtype=torch.bool, device=dev).tril() & mask.bool()[:, None] | torch.eye(w, dtype=torch.bool, device=dev)
+    add = torch.zeros(p, 1, w, w, dtype=f.embed.dtype, device=dev).masked_fill_(~seen[:, None], torch.finfo(f.embed.dtype).min)
+    h = F.embedding(ids, f.embed).view(p * w, -1)
+    for lw, layer in zip(f.layers, self.cache.layers):
+        x = F.linear(_rms_norm(h, lw.norm_in, lw.eps), lw.qkv, lw.qkv_bias).view(p, w, hq + 2 * hk, d)
+        qk = torch.addcmul(x[:, :, :hq + hk] * cos, x[:, :, :hq + hk].roll(d // 2, -1), sin).transpose(1, 2)
+        k, v = qk[:, hq:], x[:, :, hq + hk:].transpose(1, 2)                       # [p, kv, w, d]
+        for cache, new in ((layer.keys, k), (layer.values, v)): cache[:, :, :w].view(p, n, hk, w, d).copy_(new[:, None])
+        o = F.scaled_dot_product_attention(qk[:, :hq], k, v, attn_mask=add, scale=f.scale, enable_gqa=True)
+        h = attention_out_mlp(h, o.transpose(1, 2).reshape(p * w, hq * d), lw.o, lw.norm_post, lw.eps, lw.gate_up, lw.down)
+    return F.linear(_rms_norm(h.view(p, w, -1)[:, -1], f.norm, f.eps), f.lm_head).repeat_interleave(n, 0)
+
+# %% ../nbs/10_agents.ipynb #c27a1e0d
+@patch
+def refill(self: StaticDecoder, prompts, n: int, pad_id: int, max_new: int, gen):
+    "Take new prompts (`n` answers each) of the same rows and cache size, in place, so the graphs recorded for the last batch replay for them."
     if self.fused is None: raise ValueError('only a decoder with the fused step can be refilled')
-    width = mask.shape[1]
-    if mask.shape[0] != self.logits.shape[0] or cache_columns(width, max_new) != self.size:
-        raise ValueError(f'a batch of {mask.shape[0]} rows and {cache_columns(width, max_new)} columns does not fit '
+    ids, mask = _left_pad(prompts, pad_id, self.logits.device)
+    rows, width = len(prompts) * n, ids.shape[1]
+    if rows != self.logits.shape[0] or cache_columns(width, max_new) != self.size:
+        raise ValueError(f'a batch of {rows} rows and {cache_columns(width, max_new)} columns does not fit '
                          f'this decoder ({self.logits.shape[0]} rows, {self.size} columns)')
     self._refresh_weights()
-    for mine, layer in zip(self.cache.layers, cache.layers):
-        mine.keys[:, :, :width].copy_(layer.keys); mine.values[:, :, :width].copy_(layer.values)
+    logits = self._fused_prefill(ids, mask, n)
     self.gen.set_state(gen.get_state())
     self.width, self.max_new, self.refills = width, max_new, self.refills + 1
-    self._state(logits, mask, next_pos)
+    self._state(logits, mask.repeat_interleave(n, 0), (mask.sum(-1) - 1).clamp_min(0).add(1).repeat_interleave(n, 0))
 
 # %% ../nbs/10_agents.ipynb #2b758b7d
 class TrainableAgent:

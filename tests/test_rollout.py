@@ -287,7 +287,7 @@ def test_graph_engine_captures_and_matches_eager_static_and_dynamic(tiny_gpu, pr
     assert info['graph'] == 'captured' and info['fused'] == 'on', info
     assert info['graphs'] >= 2 and len(info['windows']) >= 2, info      # a graph per window the answers reached
     assert_same_rows(gra, dyn)
-    assert sample_tokens(model, prompts, 2, greedy, stops, tok.pad_token_id) == gra      # auto is the graph engine on a GPU
+    assert_same_rows(sample_tokens(model, prompts, 2, greedy, stops, tok.pad_token_id), gra, tol=1e-5)   # auto: the graph engine on a GPU
     assert agents.LAST_ROLLOUT['engine'] == 'graph'
     # sampled: a replay draws the same random numbers as the eager step it recorded
     for samp in (Sampling(max_new_tokens=64), Sampling(max_new_tokens=64, temperature=0.7, top_p=0.9, top_k=40)):
@@ -297,7 +297,7 @@ def test_graph_engine_captures_and_matches_eager_static_and_dynamic(tiny_gpu, pr
         assert_same_rows(graph, eager, tol=1e-5)
         again = sample_tokens(model, prompts, 4, samp, stops, tok.pad_token_id, seed=9, engine='graph')
         assert agents.LAST_ROLLOUT['decoder'] == 'refilled', agents.LAST_ROLLOUT     # the kept decoder, its graphs replayed
-        assert again == graph
+        assert_same_rows(again, graph, tol=1e-5)    # prefilled by the fused layers this time: the same to rounding
         assert sample_tokens(model, prompts, 4, samp, stops, tok.pad_token_id, seed=10, engine='graph') != graph
 
 
