@@ -148,11 +148,16 @@ def cache_kwarg(model) -> str:
     except (TypeError, ValueError): return 'past_key_values'
 
 # %% ../nbs/10_agents.ipynb #9571e8bc
+def _positions(mask):
+    "Each prompt token's position: real tokens counted from 0, left padding at 0."
+    return (mask.cumsum(-1) - 1).clamp_min(0)
+
+
 def _prefill(model, prompts: list[list[int]], n: int, pad_id: int, device):
     "Each prompt through the model once; its cache, next-token logits, mask and next position repeated for its `n` answers."
     from transformers import DynamicCache
     ids, mask = _left_pad(prompts, pad_id, device)
-    positions = (mask.cumsum(-1) - 1).clamp_min(0)
+    positions = _positions(mask)
     cache = DynamicCache(config=model.config)
     logits = model(input_ids=ids, attention_mask=mask, position_ids=positions, **{cache_kwarg(model): cache},
                    use_cache=True, logits_to_keep=1).logits[:, -1].float()
@@ -238,7 +243,7 @@ def _run_engine(engine: str, model, prompts, n, sampling, stop, pad_id, seed, ma
     compile = engine == 'graph' and device.type == 'cuda' and COMPILE_DECODE
     key = (_decoder_key(model, len(prompts) * n, max(map(len, prompts)), max_new, sampling, stop, device, compile)
            if engine == 'graph' and KEEP_DECODERS > 0 else None)
-    dec = _kept_decoder(key) if key is not None else None
+    dec = _DECODERS.pop(key, None) if key is not None else None   # out of the keep for the call; back when it ends well
     if dec is not None: dec.refill(prompts, n, pad_id, max_new, gen)
     else: cache, logits, mask, next_pos = _prefill(model, prompts, n, pad_id, device)
     if device.type == 'cuda': torch.cuda.synchronize(device)   # once a call, for the time split
@@ -419,12 +424,17 @@ def _rms_norm(x, weight, eps: float):
     return weight * F.rms_norm(x.float(), (x.shape[-1],), eps=eps).to(x.dtype)
 
 # %% ../nbs/10_agents.ipynb #375c712c
+def _rotary(x, cos, sin):
+    "Rotary embedding of `x` [..., heads, d] with cos and signed sin broadcast over the heads (`sin` carries rotate_half's sign)."
+    return torch.addcmul(x * cos, x.roll(x.shape[-1] // 2, -1), sin)
+
+
 def attention_in(h, norm_w, eps: float, qkv_w, qkv_b, cos, sin, heads: int, kv_heads: int, keys, values, at):
     "Norm, q/k/v and rotary of one layer for one token per row; the key and value written at cache column `at` of `keys`, `values` [rows, kv, cols, d]; returns the queries packed per kv head [rows, kv, heads/kv, d]."
     rows, d = h.shape[0], cos.shape[-1]
     x = F.linear(_rms_norm(h, norm_w, eps), qkv_w, qkv_b)
     qk, v = x[:, :(heads + kv_heads) * d].view(rows, heads + kv_heads, d), x[:, (heads + kv_heads) * d:]
-    qk = torch.addcmul(qk * cos[:, None], qk.roll(d // 2, -1), sin[:, None])   # rotary; `sin` carries rotate_half's sign
+    qk = _rotary(qk, cos[:, None], sin[:, None])
     keys.index_copy_(2, at, qk[:, heads:].reshape(rows, kv_heads, 1, d)); values.index_copy_(2, at, v.view(rows, kv_heads, 1, d))
     return qk[:, :heads].reshape(rows, kv_heads, heads // kv_heads, d)
 
@@ -466,12 +476,17 @@ def compiled_forward(model):
     return _COMPILED[key][1]
 
 # %% ../nbs/10_agents.ipynb #ad99aa43
+def _token_logp(x, tok):
+    "Log-probability of each row's token `tok` under the logits `x`."
+    return x.gather(-1, tok[:, None])[:, 0] - x.logsumexp(-1)
+
+
 def _pick(logits, noise, temperature: float):
     "Tokens `argmax(x - log noise)` (`argmax(x)` when `noise` is None) and their log-probabilities `x[tok] - logsumexp(x)`, `x` the tempered fp32 logits."
     x = logits.float()
     if temperature != 1: x = x / temperature
     tok = x.argmax(-1) if noise is None else (x - noise.log()).argmax(-1)
-    return tok, x.gather(-1, tok[:, None])[:, 0] - x.logsumexp(-1)
+    return tok, _token_logp(x, tok)
 
 
 def _draw(logits: torch.Tensor, sampling: Sampling, gen, pick=_pick) -> tuple[torch.Tensor, torch.Tensor]:
@@ -482,7 +497,7 @@ def _draw(logits: torch.Tensor, sampling: Sampling, gen, pick=_pick) -> tuple[to
     x = logits.float() / sampling.temperature
     p = filter_logits(x, sampling.top_k, sampling.top_p).softmax(-1)
     tok = (p / torch.empty_like(p).exponential_(1, generator=gen)).argmax(-1)
-    return tok, x.gather(-1, tok[:, None])[:, 0] - x.logsumexp(-1)
+    return tok, _token_logp(x, tok)
 
 # %% ../nbs/10_agents.ipynb #c27a1e02
 _PICKERS: dict = {}
@@ -520,6 +535,7 @@ class StaticDecoder:
         self.windowed = self.fused is not None or (self.attention is not None and not compile)
         if self.fused is not None: self.cos, self.sin = rotary_table(model, self.size, self.cache.layers[0].keys.dtype, mask.device)
         self.graphs, self.graph, self.graph_status, self._pool, self.refills = {}, None, 'not tried', None, 0
+        self._buffers(mask.shape[0], logits.shape[-1], mask.device)
         self._state(logits, mask, next_pos)
 
 # %% ../nbs/10_agents.ipynb #f0122fbb
@@ -545,7 +561,6 @@ def _buffers(self: StaticDecoder, rows: int, vocab: int, dev):
 def _state(self: StaticDecoder, logits, mask, next_pos):
     "Fill the buffers for a batch: its prompts' mask, first logits and positions; nothing sampled yet."
     rows, width = mask.shape
-    if not hasattr(self, 'attn_mask'): self._buffers(rows, logits.shape[-1], mask.device)
     self.attn_mask.fill_(self.closed_value)
     self.attn_mask[:, 0, 0, :width].masked_fill_(mask.bool(), self.open_value)
     self.logits.copy_(logits); self.positions.copy_(next_pos.view(rows, 1))
@@ -743,12 +758,6 @@ def _decoder_key(model, rows: int, width: int, max_new: int, sampling: Sampling,
             sampling.temperature, sampling.top_k, sampling.top_p, sampling.greedy, tuple(stop.tolist()))
 
 
-def _kept_decoder(key):
-    "The kept decoder for `key`, taken out of the keep for its call (it comes back when the call ends well), or None."
-    dec = _DECODERS.pop(key, None)
-    return dec if dec is not None and id(dec.model) == key[0] else None
-
-
 def _decode_static(dec: StaticDecoder, graph: bool, key=None) -> list:
     "Run `dec` to the end and read back once, on the model's GPU; keep it under `key` when it has graphs to replay."
     # capture and replay use the current device's streams: make the model's GPU the current one (it may be cuda:1)
@@ -772,10 +781,9 @@ def _refresh_weights(self: StaticDecoder):
 
 # %% ../nbs/10_agents.ipynb #c27a1e0b
 @patch
-def _fused_prefill(self: StaticDecoder, ids, mask, n: int) -> torch.Tensor:
-    "Prompts [p, width] through the fused layers, keys and values into the first columns of their `n` rows each; the next-token logits [p × n, vocab]."
+def _fused_prefill(self: StaticDecoder, ids, mask, pos, n: int) -> torch.Tensor:
+    "Prompts [p, width] at positions `pos` through the fused layers, keys and values into the first columns of their `n` rows each; the next-token logits [p × n, vocab]."
     f, (p, w), dev = self.fused, ids.shape, ids.device
-    pos = (mask.cumsum(-1) - 1).clamp_min(0)
     cos, sin = self.cos[pos][:, :, None], self.sin[pos][:, :, None]                 # [p, w, 1, d]
     d, hq, hk = cos.shape[-1], f.heads, f.kv_heads
     seen = torch.ones(w, w, dtype=torch.bool, device=dev).tril() & mask.bool()[:, None] | torch.eye(w, dtype=torch.bool, device=dev)
@@ -783,7 +791,7 @@ def _fused_prefill(self: StaticDecoder, ids, mask, n: int) -> torch.Tensor:
     h = F.embedding(ids, f.embed).view(p * w, -1)
     for lw, layer in zip(f.layers, self.cache.layers):
         x = F.linear(_rms_norm(h, lw.norm_in, lw.eps), lw.qkv, lw.qkv_bias).view(p, w, hq + 2 * hk, d)
-        qk = torch.addcmul(x[:, :, :hq + hk] * cos, x[:, :, :hq + hk].roll(d // 2, -1), sin).transpose(1, 2)
+        qk = _rotary(x[:, :, :hq + hk], cos, sin).transpose(1, 2)
         k, v = qk[:, hq:], x[:, :, hq + hk:].transpose(1, 2)                       # [p, kv, w, d]
         for cache, new in ((layer.keys, k), (layer.values, v)): cache[:, :, :w].view(p, n, hk, w, d).copy_(new[:, None])
         o = F.scaled_dot_product_attention(qk[:, :hq], k, v, attn_mask=add, scale=f.scale, enable_gqa=True)
@@ -801,10 +809,11 @@ def refill(self: StaticDecoder, prompts, n: int, pad_id: int, max_new: int, gen)
         raise ValueError(f'a batch of {rows} rows and {cache_columns(width, max_new)} columns does not fit '
                          f'this decoder ({self.logits.shape[0]} rows, {self.size} columns)')
     self._refresh_weights()
-    logits = self._fused_prefill(ids, mask, n)
+    pos = _positions(mask)
+    logits = self._fused_prefill(ids, mask, pos, n)
     self.gen.set_state(gen.get_state())
     self.width, self.max_new, self.refills = width, max_new, self.refills + 1
-    self._state(logits, mask.repeat_interleave(n, 0), (mask.sum(-1) - 1).clamp_min(0).add(1).repeat_interleave(n, 0))
+    self._state(logits, mask.repeat_interleave(n, 0), (pos[:, -1] + 1).repeat_interleave(n, 0))
 
 # %% ../nbs/10_agents.ipynb #2b758b7d
 class TrainableAgent:
