@@ -6,7 +6,7 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/agents.html.md"""
 
 # %% ../nbs/10_agents.ipynb #ec3d27b5
 from __future__ import annotations
-import contextlib, dataclasses, os, re, time, warnings
+import contextlib, dataclasses, math, os, re, time, warnings
 from collections import OrderedDict
 from dataclasses import dataclass, field
 import torch
@@ -16,15 +16,16 @@ from .core import *
 from .tasks import Task, get_task
 
 # %% auto #0
-__all__ = ['GENERATOR_SYSTEM', 'OPTIMIZER_SYSTEM', 'ENGINES', 'DEFAULT_ENGINE', 'LAST_ROLLOUT', 'ALL_DONE_CHECK_EVERY',
-           'GRAPH_WARMUP_STEPS', 'MIN_GRAPH_STEPS', 'COMPILE_DECODE', 'FUSED_DECODE', 'DECODE_ATTENTION_KERNEL',
-           'KEEP_DECODERS', 'DECODE_ATTENTION', 'FUSED_MODEL_TYPES', 'STRATEGIES', 'task_brief', 'answer',
-           'generator_messages', 'optimizer_messages', 'Sampling', 'Generation', 'encode_prompt', 'stop_token_ids',
-           'filter_logits', 'cache_kwarg', 'static_engine_issue', 'rollout_engine', 'sample_tokens', 'decode_attention',
-           'attention_as', 'window_for', 'fused_issue', 'FusedLayer', 'FusedWeights', 'fused_weights', 'rotary_table',
-           'attention_in', 'attention_out_mlp', 'matmul_attention', 'sdpa_attention', 'layer_blocks',
-           'compiled_forward', 'picker', 'cache_columns', 'StaticDecoder', 'release_decoders', 'TrainableAgent',
-           'Generator', 'Optimizer', 'strategies_of', 'verdict_line', 'hint', 'write_feedback', 'TestReport', 'Tester']
+__all__ = ['GENERATOR_SYSTEM', 'OPTIMIZER_SYSTEM', 'DRAW_CHUNK', 'ENGINES', 'DEFAULT_ENGINE', 'LAST_ROLLOUT',
+           'ALL_DONE_CHECK_EVERY', 'GRAPH_WARMUP_STEPS', 'MIN_GRAPH_STEPS', 'COMPILE_DECODE', 'FUSED_DECODE',
+           'DECODE_ATTENTION_KERNEL', 'KEEP_DECODERS', 'DECODE_ATTENTION', 'FUSED_MODEL_TYPES', 'STRATEGIES',
+           'task_brief', 'answer', 'generator_messages', 'optimizer_messages', 'Sampling', 'Generation',
+           'encode_prompt', 'stop_token_ids', 'filter_logits', 'draw_chunk', 'cache_kwarg', 'static_engine_issue',
+           'rollout_engine', 'sample_tokens', 'decode_attention', 'attention_as', 'window_for', 'fused_issue',
+           'FusedLayer', 'FusedWeights', 'fused_weights', 'rotary_table', 'attention_in', 'attention_out_mlp',
+           'matmul_attention', 'sdpa_attention', 'compiled', 'layer_blocks', 'compiled_forward', 'record_tokens',
+           'cache_columns', 'StaticDecoder', 'release_decoders', 'TrainableAgent', 'Generator', 'Optimizer',
+           'strategies_of', 'verdict_line', 'hint', 'write_feedback', 'TestReport', 'Tester']
 
 # %% ../nbs/10_agents.ipynb #8c363ece
 GENERATOR_SYSTEM = ('You write CUDA kernels. Answer with one ```cuda code block holding the kernels and the '
@@ -130,6 +131,49 @@ def filter_logits(logits: torch.Tensor, top_k: int = 0, top_p: float = 1.0) -> t
         logits = logits.masked_fill(drop.scatter(-1, order, drop), float('-inf'))
     return logits
 
+# %% ../nbs/10_agents.ipynb #d7a11a02
+DRAW_CHUNK = 1024   # about how many logits make one chunk of the two-level draw
+
+def draw_chunk(vocab: int, near: int = DRAW_CHUNK) -> int:
+    "Chunk width of the draw for a vocabulary: all of it when small, else the divisor nearest `near` (within 4x), else `near` (the last chunk padded)."
+    if vocab <= near: return vocab
+    widths = [d for d in range(near // 4, near * 4 + 1) if vocab % d == 0]
+    return min(widths, key=lambda d: abs(math.log(d / near))) if widths else near
+
+# %% ../nbs/10_agents.ipynb #ad99aa43
+def _token_logp(x, tok):
+    "Log-probability of each row's token `tok` under the logits `x`."
+    return x.gather(-1, tok[:, None])[:, 0] - x.logsumexp(-1)
+
+
+def _pick(logits, u, temperature: float, chunk: int | None = None):
+    "Tokens drawn with the uniforms `u` [rows, 2] (the arg-max when `u` is None) and their log-probabilities, from the tempered fp32 logits."
+    x = logits.float()
+    if temperature != 1: x = x / temperature
+    if u is None: return x.argmax(-1), _token_logp(x, x.argmax(-1))
+    rows, vocab = x.shape
+    c = chunk or draw_chunk(vocab)
+    k = -(-vocab // c)
+    xs = (F.pad(x, (0, k * c - vocab), value=-math.inf) if k * c > vocab else x).view(rows, k, c)   # padding is never drawn
+    top = xs.amax(-1)                                                      # each chunk's largest logit (finite)
+    m = top.amax(-1, keepdim=True)
+    upto = ((xs - top[..., None]).exp().sum(-1) * (top - m).exp()).cumsum(-1)   # running sum of exp(x - m), chunk by chunk
+    j = (upto <= u[:, :1] * upto[:, -1:]).sum(-1).clamp(max=k - 1)          # the chunk
+    inner = (xs.gather(1, j[:, None, None].expand(rows, 1, c))[:, 0] - top.gather(1, j[:, None])).exp().cumsum(-1)
+    tok = j * c + (inner <= u[:, 1:] * inner[:, -1:]).sum(-1).clamp(max=c - 1)   # the token inside it
+    return tok, x.gather(-1, tok[:, None])[:, 0] - m[:, 0] - upto[:, -1].log()
+
+
+def _draw(logits: torch.Tensor, sampling: Sampling, gen, pick=_pick) -> tuple[torch.Tensor, torch.Tensor]:
+    "Each row's next token from its logits, and the token's log-probability under the tempered, untruncated distribution."
+    if sampling.greedy: return pick(logits, None, sampling.temperature)
+    if not (sampling.top_k or sampling.top_p < 1):
+        return pick(logits, torch.rand(logits.shape[0], 2, device=logits.device, generator=gen), sampling.temperature)
+    x = logits.float() / sampling.temperature
+    p = filter_logits(x, sampling.top_k, sampling.top_p).softmax(-1)
+    tok = (p / torch.empty_like(p).exponential_(1, generator=gen)).argmax(-1)   # torch.multinomial's draw, without its host checks
+    return tok, _token_logp(x, tok)
+
 # %% ../nbs/10_agents.ipynb #d528b932
 def _left_pad(rows: list[list[int]], pad_id: int, device) -> tuple[torch.Tensor, torch.Tensor]:
     width = max(len(r) for r in rows)
@@ -175,13 +219,7 @@ def _decode_dynamic(model, cache, logits, mask, next_pos, max_new: int, sampling
     tokens, logps = [[] for _ in rows], [[] for _ in rows]
     finish, kw = ['length'] * len(rows), cache_kwarg(model)
     for step in range(max_new):
-        scaled = logits / sampling.temperature
-        logp_all = F.log_softmax(scaled, dim=-1)
-        if sampling.greedy: tok = scaled.argmax(-1)
-        else:
-            probs = filter_logits(scaled, sampling.top_k, sampling.top_p).softmax(-1)
-            tok = torch.multinomial(probs, 1, generator=gen)[:, 0]
-        lp = logp_all.gather(-1, tok[:, None])[:, 0]
+        tok, lp = _draw(logits, sampling, gen)
         done = torch.isin(tok, stop)
         for r, t, l, d in zip(rows, tok.tolist(), lp.tolist(), done.tolist()):   # one device sync per step
             tokens[r].append(t); logps[r].append(l)
@@ -196,8 +234,7 @@ def _decode_dynamic(model, cache, logits, mask, next_pos, max_new: int, sampling
         logits = model(input_ids=tok[:, None], attention_mask=mask, position_ids=next_pos[:, None],
                        **{kw: cache}, use_cache=True).logits[:, -1].float()
         next_pos = next_pos + 1
-    # per step: three .tolist(), done.all(), done.any(), and torch.multinomial's two checks of `probs`
-    LAST_ROLLOUT.update(steps=step + 1, host_syncs=(step + 1) * (5 if sampling.greedy else 7))
+    LAST_ROLLOUT.update(steps=step + 1, host_syncs=(step + 1) * 5)   # per step: three .tolist(), done.all(), done.any()
     return [(tokens[r], logps[r], finish[r]) for r in range(len(tokens))]
 
 # %% ../nbs/10_agents.ipynb #652da23c
@@ -457,14 +494,19 @@ def sdpa_attention(q, k, v, mask, scale: float):
     return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=scale)
 
 # %% ../nbs/10_agents.ipynb #03fe646f
-_BLOCKS: dict = {}
+_COMPILED_FNS: dict = {}
+
+def compiled(fn, compile: bool = True):
+    "`torch.compile(fn)`, made once per process, when `compile`; else `fn` itself."
+    if not compile: return fn
+    if fn not in _COMPILED_FNS: _COMPILED_FNS[fn] = torch.compile(fn)
+    return _COMPILED_FNS[fn]
+
 
 def layer_blocks(compile: bool = False) -> tuple:
-    "`(attention_in, attention_out_mlp)`, through `torch.compile` when `compile`."
-    if not compile: return attention_in, attention_out_mlp
+    "`(attention_in, attention_out_mlp, _rms_norm)`, through `torch.compile` when `compile`."
     # shapes depend on the rows and the model only (never on the window); a second row count compiles a dynamic version
-    if not _BLOCKS: _BLOCKS.update(blocks=(torch.compile(attention_in), torch.compile(attention_out_mlp)))
-    return _BLOCKS['blocks']
+    return tuple(compiled(f, compile) for f in (attention_in, attention_out_mlp, _rms_norm))
 
 # %% ../nbs/10_agents.ipynb #4c1d3618
 _COMPILED: dict = {}
@@ -475,38 +517,16 @@ def compiled_forward(model):
     if key not in _COMPILED or _COMPILED[key][0] is not model: _COMPILED[key] = (model, torch.compile(model, dynamic=False))
     return _COMPILED[key][1]
 
-# %% ../nbs/10_agents.ipynb #ad99aa43
-def _token_logp(x, tok):
-    "Log-probability of each row's token `tok` under the logits `x`."
-    return x.gather(-1, tok[:, None])[:, 0] - x.logsumexp(-1)
-
-
-def _pick(logits, noise, temperature: float):
-    "Tokens `argmax(x - log noise)` (`argmax(x)` when `noise` is None) and their log-probabilities `x[tok] - logsumexp(x)`, `x` the tempered fp32 logits."
-    x = logits.float()
-    if temperature != 1: x = x / temperature
-    tok = x.argmax(-1) if noise is None else (x - noise.log()).argmax(-1)
-    return tok, _token_logp(x, tok)
-
-
-def _draw(logits: torch.Tensor, sampling: Sampling, gen, pick=_pick) -> tuple[torch.Tensor, torch.Tensor]:
-    "Each row's next token from its logits, and the token's log-probability under the tempered, untruncated distribution."
-    if sampling.greedy: return pick(logits, None, sampling.temperature)
-    if not (sampling.top_k or sampling.top_p < 1):
-        return pick(logits, torch.empty(logits.shape, device=logits.device).exponential_(1, generator=gen), sampling.temperature)
-    x = logits.float() / sampling.temperature
-    p = filter_logits(x, sampling.top_k, sampling.top_p).softmax(-1)
-    tok = (p / torch.empty_like(p).exponential_(1, generator=gen)).argmax(-1)
-    return tok, _token_logp(x, tok)
-
 # %% ../nbs/10_agents.ipynb #c27a1e02
-_PICKERS: dict = {}
-
-def picker(compile: bool = False):
-    "`_pick`, through `torch.compile` when `compile`."
-    if not compile: return _pick
-    if not _PICKERS: _PICKERS['pick'] = torch.compile(_pick)
-    return _PICKERS['pick']
+def record_tokens(tok, logp, stop, done, lengths, tokens, logprobs, index, next_ids):
+    "Write each row's token and log-probability at column `index`, mark the rows that drew a stop token, and move `index` on (all in place)."
+    hit = (tok[:, None] == stop).any(-1)
+    lengths.copy_(torch.where(hit & ~done, index + 1, lengths))
+    done.logical_or_(hit)
+    tokens.index_copy_(1, index, tok[:, None])
+    logprobs.index_copy_(1, index, logp[:, None])
+    index.add_(1)
+    next_ids.copy_(tok[:, None])
 
 # %% ../nbs/10_agents.ipynb #9e513658
 def cache_columns(width: int, max_new: int) -> int:
@@ -525,7 +545,8 @@ class StaticDecoder:
         self.fused, self.fused_status = (fused_weights(model), 'on') if issue is None else (None, f'off: {issue}')
         self.size = cache_columns(self.width, max_new)
         self.forward = compiled_forward(model) if compile and self.fused is None else model
-        self.blocks, self.pick = layer_blocks(compile and self.fused is not None), picker(compile)
+        self.blocks = layer_blocks(compile and self.fused is not None)
+        self.pick, self.record = compiled(_pick, compile), compiled(record_tokens, compile)
         self.attend = matmul_attention if DECODE_ATTENTION_KERNEL == 'matmul' else sdpa_attention
         self.cache = StaticCache(config=model.config, max_cache_len=self.size)
         for i, layer in enumerate(cache.layers):          # the prefill's columns: allocates the static tensors once
@@ -597,19 +618,16 @@ def sample(self: StaticDecoder):
 
 @patch
 def _record(self: StaticDecoder, tok, logp):
-    hit = (tok[:, None] == self.stop).any(-1)
-    self.lengths.copy_(torch.where(hit & ~self.done, self.index + 1, self.lengths))
-    self.done.logical_or_(hit)
-    self.tokens.index_copy_(1, self.index, tok[:, None])
-    self.logprobs.index_copy_(1, self.index, logp[:, None])
-    self.index.add_(1)
-    self.next_ids.copy_(tok[:, None])
+    try: self.record(tok, logp, self.stop, self.done, self.lengths, self.tokens, self.logprobs, self.index, self.next_ids)
+    except Exception as e:
+        self._uncompile(e)
+        self.record(tok, logp, self.stop, self.done, self.lengths, self.tokens, self.logprobs, self.index, self.next_ids)
 
 # %% ../nbs/10_agents.ipynb #99a7ec1f
 @patch
 def _fused_forward(self: StaticDecoder) -> torch.Tensor:
     "The next logits [rows, vocab] through the fused step, written into `logits`; each layer's keys and values written at `write_at`."
-    f, (before, after), cols = self.fused, self.blocks, self.window
+    f, (before, after, norm), cols = self.fused, self.blocks, self.window
     at = self.positions[:, 0]
     cos, sin, mask = self.cos[at], self.sin[at], self.attn_mask[..., :cols]
     h = F.embedding(self.next_ids[:, 0], f.embed)
@@ -620,7 +638,7 @@ def _fused_forward(self: StaticDecoder) -> torch.Tensor:
         with torch.profiler.record_function('rollout.mlp'):
             h = after(h, o.reshape(h.shape[0], -1), w.o, w.norm_post, w.eps, w.gate_up, w.down)
     with torch.profiler.record_function('rollout.output'):
-        return torch.mm(_rms_norm(h, f.norm, f.eps), f.lm_head.t(), out=self.logits)
+        return torch.mm(norm(h, f.norm, f.eps), f.lm_head.t(), out=self.logits)
 
 # %% ../nbs/10_agents.ipynb #7558445b
 @patch
@@ -637,7 +655,7 @@ def _uncompile(self: StaticDecoder, e: Exception):
     "After a failure in a compiled part: re-raise it if nothing was compiled (or a graph is being recorded), else run uncompiled from now on."
     if not self.compiled or (self.logits.is_cuda and torch.cuda.is_current_stream_capturing()): raise e
     self.compiled, self.compile_error = False, f'{type(e).__name__}: {str(e)[:300]}'
-    self.forward, self.blocks, self.pick = self.model, layer_blocks(False), picker(False)
+    self.forward, self.blocks, self.pick, self.record = self.model, layer_blocks(False), _pick, record_tokens
 
 
 @patch

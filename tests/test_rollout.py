@@ -41,7 +41,7 @@ def test_greedy_static_equals_dynamic_with_ragged_prompts_and_early_stops(tiny, 
 
 
 def test_sampled_tokens_equal_dynamic_while_the_batch_is_whole(tiny, prompts):
-    "Same seed, same random numbers: `argmax(p / Exp(1))` is what torch.multinomial draws."
+    "Same seed, same random numbers: both engines draw with `_draw`, from logits that agree."
     model, tok = tiny
     for samp in (Sampling(max_new_tokens=32), Sampling(max_new_tokens=32, temperature=0.7, top_p=0.9),
                  Sampling(max_new_tokens=32, temperature=1.3, top_k=50)):
@@ -63,7 +63,7 @@ def test_sampled_with_stops_agrees_until_the_first_row_stops(tiny, prompts):
     assert first <= 7
     for (a, _, _), (b, _, _) in zip(dyn, sta): assert a[:first] == b[:first]
     for r, _, why in sta:
-        assert (why == 'stop') == (stop[0] in r) and (why == 'length') == (len(r) == 40)
+        assert (why == 'stop') == (stop[0] in r) and (why == 'length') == (len(r) == 40 and stop[0] not in r)   # a stop may be the 40th
 
 
 @pytest.mark.parametrize('temperature,top_p,top_k', [(1.0, 1.0, 0), (0.7, 0.9, 0), (1.3, 1.0, 50)])
@@ -131,7 +131,7 @@ def test_a_compile_that_fails_leaves_the_step_uncompiled(tiny, prompts, monkeypa
     "Compiling on: a compiled layer function that raises switches compiling off for the call, says why, and samples the same."
     model, tok = tiny
     def broken(*args, **kwargs): raise RuntimeError('simulated compiler failure')
-    monkeypatch.setitem(agents._BLOCKS, 'blocks', (broken, broken))
+    for f in (agents.attention_in, agents.attention_out_mlp): monkeypatch.setitem(agents._COMPILED_FNS, f, broken)
     samp = Sampling(max_new_tokens=24, temperature=0.9)
     info, rows = _decode(model, prompts, samp, fused=True, windowed=True, compile=True)
     assert info['compiled'] is False and 'simulated compiler failure' in info['compile_error'], info
@@ -377,8 +377,9 @@ def test_draw_samples_the_truncated_tempered_distribution(samp):
     freq = torch.bincount(tok, minlength=5) / len(tok)
     assert (freq - want).abs().max() < 0.01, (freq, want)
     assert torch.allclose(logp, scaled.log_softmax(-1).gather(-1, tok[:, None])[:, 0], atol=1e-6)   # the untruncated distribution
-    ref = torch.multinomial(filter_logits(scaled, samp.top_k, samp.top_p).softmax(-1), 1, generator=_generator('cpu', 1))[:, 0]
-    assert torch.equal(tok, ref)                                # the same draw as torch.multinomial, number for number
+    if samp.top_k or samp.top_p < 1:                            # truncated: the same draw as torch.multinomial, number for number
+        ref = torch.multinomial(filter_logits(scaled, samp.top_k, samp.top_p).softmax(-1), 1, generator=_generator('cpu', 1))[:, 0]
+        assert torch.equal(tok, ref)
 
 
 def test_rollout_bench_breakdown_smoke(tmp_path):
