@@ -16,10 +16,10 @@ from .core import *
 from .tasks import Task, get_task
 
 # %% auto #0
-__all__ = ['GENERATOR_SYSTEM', 'OPTIMIZER_SYSTEM', 'DRAW_CHUNK', 'ENGINES', 'DEFAULT_ENGINE', 'LAST_ROLLOUT',
-           'ALL_DONE_CHECK_EVERY', 'GRAPH_WARMUP_STEPS', 'MIN_GRAPH_STEPS', 'COMPILE_DECODE', 'FUSED_DECODE',
-           'DECODE_ATTENTION_KERNEL', 'KEEP_DECODERS', 'DECODE_ATTENTION', 'FUSED_MODEL_TYPES', 'STRATEGIES',
-           'task_brief', 'answer', 'generator_messages', 'optimizer_messages', 'Sampling', 'Generation',
+__all__ = ['GENERATOR_SYSTEM', 'OPTIMIZER_SYSTEM', 'DRAW_CHUNK', 'CDF_DRAW_MIN_VOCAB', 'ENGINES', 'DEFAULT_ENGINE',
+           'LAST_ROLLOUT', 'ALL_DONE_CHECK_EVERY', 'GRAPH_WARMUP_STEPS', 'MIN_GRAPH_STEPS', 'COMPILE_DECODE',
+           'FUSED_DECODE', 'DECODE_ATTENTION_KERNEL', 'KEEP_DECODERS', 'DECODE_ATTENTION', 'FUSED_MODEL_TYPES',
+           'STRATEGIES', 'task_brief', 'answer', 'generator_messages', 'optimizer_messages', 'Sampling', 'Generation',
            'encode_prompt', 'stop_token_ids', 'filter_logits', 'draw_chunk', 'cache_kwarg', 'static_engine_issue',
            'rollout_engine', 'sample_tokens', 'decode_attention', 'attention_as', 'window_for', 'fused_issue',
            'FusedLayer', 'FusedWeights', 'fused_weights', 'rotary_table', 'attention_in', 'attention_out_mlp',
@@ -132,7 +132,8 @@ def filter_logits(logits: torch.Tensor, top_k: int = 0, top_p: float = 1.0) -> t
     return logits
 
 # %% ../nbs/10_agents.ipynb #d7a11a02
-DRAW_CHUNK = 1024   # about how many logits make one chunk of the two-level draw
+DRAW_CHUNK = 1024            # about how many logits make one chunk of the two-level draw
+CDF_DRAW_MIN_VOCAB = 32768   # rows at least this long draw in two levels; shorter ones by Gumbel-max
 
 def draw_chunk(vocab: int, near: int = DRAW_CHUNK) -> int:
     "Chunk width of the draw for a vocabulary: all of it when small, else the divisor nearest `near` (within 4x), else `near` (the last chunk padded)."
@@ -146,11 +147,8 @@ def _token_logp(x, tok):
     return x.gather(-1, tok[:, None])[:, 0] - x.logsumexp(-1)
 
 
-def _pick(logits, u, temperature: float, chunk: int | None = None):
-    "Tokens drawn with the uniforms `u` [rows, 2] (the arg-max when `u` is None) and their log-probabilities, from the tempered fp32 logits."
-    x = logits.float()
-    if temperature != 1: x = x / temperature
-    if u is None: return x.argmax(-1), _token_logp(x, x.argmax(-1))
+def _two_level(x, u, chunk: int | None = None):
+    "Tokens drawn from `softmax(x)` with the uniforms `u` [rows, 2], and `logsumexp(x)`: a chunk by its mass, then a token in it."
     rows, vocab = x.shape
     c = chunk or draw_chunk(vocab)
     k = -(-vocab // c)
@@ -161,14 +159,28 @@ def _pick(logits, u, temperature: float, chunk: int | None = None):
     j = (upto <= u[:, :1] * upto[:, -1:]).sum(-1).clamp(max=k - 1)          # the chunk
     inner = (xs.gather(1, j[:, None, None].expand(rows, 1, c))[:, 0] - top.gather(1, j[:, None])).exp().cumsum(-1)
     tok = j * c + (inner <= u[:, 1:] * inner[:, -1:]).sum(-1).clamp(max=c - 1)   # the token inside it
-    return tok, x.gather(-1, tok[:, None])[:, 0] - m[:, 0] - upto[:, -1].log()
+    return tok, m[:, 0] + upto[:, -1].log()
+
+
+def _pick(logits, r, temperature: float, chunk: int | None = None):
+    "Tokens and their log-probabilities from the tempered fp32 logits, by `r`: exponential noise [rows, vocab] (Gumbel-max), uniforms [rows, 2] (two levels), or None (the arg-max)."
+    x = logits.float()
+    if temperature != 1: x = x / temperature
+    if r is None or r.shape[-1] == x.shape[-1]:
+        tok = x.argmax(-1) if r is None else (x - r.log()).argmax(-1)
+        return tok, _token_logp(x, tok)
+    tok, lse = _two_level(x, r, chunk)
+    return tok, x.gather(-1, tok[:, None])[:, 0] - lse
 
 
 def _draw(logits: torch.Tensor, sampling: Sampling, gen, pick=_pick) -> tuple[torch.Tensor, torch.Tensor]:
     "Each row's next token from its logits, and the token's log-probability under the tempered, untruncated distribution."
     if sampling.greedy: return pick(logits, None, sampling.temperature)
+    rows, vocab = logits.shape
     if not (sampling.top_k or sampling.top_p < 1):
-        return pick(logits, torch.rand(logits.shape[0], 2, device=logits.device, generator=gen), sampling.temperature)
+        r = (torch.rand(rows, 2, device=logits.device, generator=gen) if vocab >= max(CDF_DRAW_MIN_VOCAB, 3)
+             else torch.empty(logits.shape, device=logits.device).exponential_(1, generator=gen))
+        return pick(logits, r, sampling.temperature)
     x = logits.float() / sampling.temperature
     p = filter_logits(x, sampling.top_k, sampling.top_p).softmax(-1)
     tok = (p / torch.empty_like(p).exponential_(1, generator=gen)).argmax(-1)   # torch.multinomial's draw, without its host checks

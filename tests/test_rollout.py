@@ -377,9 +377,25 @@ def test_draw_samples_the_truncated_tempered_distribution(samp):
     freq = torch.bincount(tok, minlength=5) / len(tok)
     assert (freq - want).abs().max() < 0.01, (freq, want)
     assert torch.allclose(logp, scaled.log_softmax(-1).gather(-1, tok[:, None])[:, 0], atol=1e-6)   # the untruncated distribution
-    if samp.top_k or samp.top_p < 1:                            # truncated: the same draw as torch.multinomial, number for number
-        ref = torch.multinomial(filter_logits(scaled, samp.top_k, samp.top_p).softmax(-1), 1, generator=_generator('cpu', 1))[:, 0]
-        assert torch.equal(tok, ref)
+    ref = torch.multinomial(filter_logits(scaled, samp.top_k, samp.top_p).softmax(-1), 1, generator=_generator('cpu', 1))[:, 0]
+    assert torch.equal(tok, ref)                                # a short row: the same draw as torch.multinomial, number for number
+
+
+@pytest.mark.parametrize('temperature', [1.0, 0.6])
+def test_two_level_draw_samples_the_tempered_distribution(temperature, monkeypatch):
+    "Rows drawn in two levels (chunk, then token) come at their probabilities, with exact log-probabilities, chunks padded or not."
+    from cudarl_wb.agents import _draw, _generator
+    monkeypatch.setattr(agents, 'CDF_DRAW_MIN_VOCAB', 10)
+    for vocab, chunk in ((3000, 1000), (4099, 1024)):                # 4,099 is prime: its last chunk is padded
+        assert agents.draw_chunk(vocab) == chunk
+        base = torch.full((vocab,), -20.0)
+        base[[3, 999, 1000, 2500, vocab - 1]] = torch.tensor([1.0, 0.5, 0.2, -0.3, 1.5])
+        logits = base.expand(12000, vocab)
+        want = (base / temperature).softmax(-1)
+        tok, logp = _draw(logits, Sampling(temperature=temperature), _generator('cpu', 4))
+        freq = torch.bincount(tok, minlength=vocab) / len(tok)
+        assert (freq - want).abs().max() < 0.015, (vocab, freq[[3, 999, 1000, 2500, vocab - 1]], want[[3, 999, 1000, 2500, vocab - 1]])
+        assert torch.allclose(logp, want.log()[tok], atol=1e-5)
 
 
 def test_rollout_bench_breakdown_smoke(tmp_path):
