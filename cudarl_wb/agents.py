@@ -178,7 +178,8 @@ def _draw(logits: torch.Tensor, sampling: Sampling, gen, pick=_pick) -> tuple[to
     if sampling.greedy: return pick(logits, None, sampling.temperature)
     rows, vocab = logits.shape
     if not (sampling.top_k or sampling.top_p < 1):
-        r = (torch.rand(rows, 2, device=logits.device, generator=gen) if vocab >= max(CDF_DRAW_MIN_VOCAB, 3)
+        two_level = vocab >= max(CDF_DRAW_MIN_VOCAB, 3)      # `_pick` tells 2 uniforms from noise by width: more than 2 logits
+        r = (torch.rand(rows, 2, device=logits.device, generator=gen) if two_level
              else torch.empty(logits.shape, device=logits.device).exponential_(1, generator=gen))
         return pick(logits, r, sampling.temperature)
     x = logits.float() / sampling.temperature
