@@ -23,9 +23,9 @@ __all__ = ['GENERATOR_SYSTEM', 'OPTIMIZER_SYSTEM', 'DRAW_CHUNK', 'CDF_DRAW_MIN_V
            'encode_prompt', 'stop_token_ids', 'filter_logits', 'draw_chunk', 'cache_kwarg', 'static_engine_issue',
            'rollout_engine', 'sample_tokens', 'decode_attention', 'attention_as', 'window_for', 'fused_issue',
            'FusedLayer', 'FusedWeights', 'fused_weights', 'rotary_table', 'attention_in', 'attention_out_mlp',
-           'matmul_attention', 'sdpa_attention', 'compiled', 'layer_blocks', 'compiled_forward', 'record_tokens',
-           'cache_columns', 'StaticDecoder', 'release_decoders', 'TrainableAgent', 'Generator', 'Optimizer',
-           'strategies_of', 'verdict_line', 'hint', 'write_feedback', 'TestReport', 'Tester']
+           'matmul_attention', 'sdpa_attention', 'compiled', 'layer_blocks', 'record_tokens', 'cache_columns',
+           'StaticDecoder', 'release_decoders', 'TrainableAgent', 'Generator', 'Optimizer', 'strategies_of',
+           'verdict_line', 'hint', 'write_feedback', 'TestReport', 'Tester']
 
 # %% ../nbs/10_agents.ipynb #8c363ece
 GENERATOR_SYSTEM = ('You write CUDA kernels. Answer with one ```cuda code block holding the kernels and the '
@@ -509,10 +509,10 @@ def sdpa_attention(q, k, v, mask, scale: float):
 # %% ../nbs/10_agents.ipynb #03fe646f
 _COMPILED_FNS: dict = {}
 
-def compiled(fn, compile: bool = True):
-    "`torch.compile(fn)`, made once per process, when `compile`; else `fn` itself."
+def compiled(fn, compile: bool = True, **options):
+    "`torch.compile(fn, **options)`, made once per process (the first call's options), when `compile`; else `fn` itself."
     if not compile: return fn
-    if fn not in _COMPILED_FNS: _COMPILED_FNS[fn] = torch.compile(fn)
+    if fn not in _COMPILED_FNS: _COMPILED_FNS[fn] = torch.compile(fn, **options)
     return _COMPILED_FNS[fn]
 
 
@@ -520,15 +520,6 @@ def layer_blocks(compile: bool = False) -> tuple:
     "`(attention_in, attention_out_mlp, _rms_norm)`, through `torch.compile` when `compile`."
     # shapes depend on the rows and the model only (never on the window); a second row count compiles a dynamic version
     return tuple(compiled(f, compile) for f in (attention_in, attention_out_mlp, _rms_norm))
-
-# %% ../nbs/10_agents.ipynb #4c1d3618
-_COMPILED: dict = {}
-
-def compiled_forward(model):
-    "`torch.compile(model)`, made the first time `model` comes: the forward the graph engine records when compiling is on."
-    key = id(model)
-    if key not in _COMPILED or _COMPILED[key][0] is not model: _COMPILED[key] = (model, torch.compile(model, dynamic=False))
-    return _COMPILED[key][1]
 
 # %% ../nbs/10_agents.ipynb #c27a1e02
 def record_tokens(tok, logp, stop, done, lengths, tokens, logprobs, index, next_ids):
@@ -557,7 +548,7 @@ class StaticDecoder:
         issue = fused_issue(model) if (FUSED_DECODE if fused is None else fused) else 'switched off'
         self.fused, self.fused_status = (fused_weights(model), 'on') if issue is None else (None, f'off: {issue}')
         self.size = cache_columns(self.width, max_new)
-        self.forward = compiled_forward(model) if compile and self.fused is None else model
+        self.forward = compiled(model, compile and self.fused is None, dynamic=False)
         self.blocks = layer_blocks(compile and self.fused is not None)
         self.pick, self.record = compiled(_pick, compile), compiled(record_tokens, compile)
         self.attend = matmul_attention if DECODE_ATTENTION_KERNEL == 'matmul' else sdpa_attention
@@ -617,24 +608,35 @@ def _takes_cache_position(model) -> bool:
     try: return 'cache_position' in inspect.signature(base.forward).parameters
     except (TypeError, ValueError): return False
 
+# %% ../nbs/10_agents.ipynb #d7a11a07
+@patch
+def _uncompile(self: StaticDecoder, e: Exception):
+    "After a failure in a compiled part: re-raise it if nothing was compiled (or a graph is being recorded), else run uncompiled from now on."
+    if not self.compiled or (self.logits.is_cuda and torch.cuda.is_current_stream_capturing()): raise e
+    self.compiled, self.compile_error = False, f'{type(e).__name__}: {str(e)[:300]}'
+    self.forward, self.blocks, self.pick, self.record = self.model, layer_blocks(False), _pick, record_tokens
+
+
+@patch
+def _or_uncompiled(self: StaticDecoder, part):
+    "`part()`; after a failure in a compiled part, `part()` again with compiling off (`part` reads the decoder's functions when called)."
+    try: return part()
+    except Exception as e:
+        self._uncompile(e)
+        return part()
+
 # %% ../nbs/10_agents.ipynb #27da9ebd
 @patch
 def sample(self: StaticDecoder):
     "Draw every row's next token from `logits`; record it, its log-probability, and whether it ends the row."
     with torch.profiler.record_function('rollout.sampling'):
-        try: tok, logp = _draw(self.logits, self.sampling, self.gen, self.pick)
-        except Exception as e:
-            self._uncompile(e)
-            tok, logp = _draw(self.logits, self.sampling, self.gen, self.pick)
+        tok, logp = self._or_uncompiled(lambda: _draw(self.logits, self.sampling, self.gen, self.pick))
     with torch.profiler.record_function('rollout.logprobs'): self._record(tok, logp)
 
 
 @patch
 def _record(self: StaticDecoder, tok, logp):
-    try: self.record(tok, logp, self.stop, self.done, self.lengths, self.tokens, self.logprobs, self.index, self.next_ids)
-    except Exception as e:
-        self._uncompile(e)
-        self.record(tok, logp, self.stop, self.done, self.lengths, self.tokens, self.logprobs, self.index, self.next_ids)
+    self._or_uncompiled(lambda: self.record(tok, logp, self.stop, self.done, self.lengths, self.tokens, self.logprobs, self.index, self.next_ids))
 
 # %% ../nbs/10_agents.ipynb #99a7ec1f
 @patch
@@ -664,22 +666,11 @@ def _model_forward(self: StaticDecoder) -> torch.Tensor:
 
 # %% ../nbs/10_agents.ipynb #aa5b5582
 @patch
-def _uncompile(self: StaticDecoder, e: Exception):
-    "After a failure in a compiled part: re-raise it if nothing was compiled (or a graph is being recorded), else run uncompiled from now on."
-    if not self.compiled or (self.logits.is_cuda and torch.cuda.is_current_stream_capturing()): raise e
-    self.compiled, self.compile_error = False, f'{type(e).__name__}: {str(e)[:300]}'
-    self.forward, self.blocks, self.pick, self.record = self.model, layer_blocks(False), _pick, record_tokens
-
-
-@patch
 def advance(self: StaticDecoder):
     "Feed the sampled tokens through the model: one more cache column per row, and the next logits."
     self.attn_mask.index_fill_(-1, self.write_at, self.open_value)
     forward = self._fused_forward if self.fused is not None else self._model_forward
-    try: logits = forward()
-    except Exception as e:
-        self._uncompile(e)
-        logits = forward()
+    logits = self._or_uncompiled(forward)
     if logits is not self.logits: self.logits.copy_(logits)
     self.positions.add_(1); self.write_at.add_(1)
 
