@@ -7,6 +7,9 @@ Run from the repository root:
     python bench/step_split.py --preset tiny --steps 3 --workers-per-card 3 --timing ratio   # a cheaper judge
     CUDA_VISIBLE_DEVICES=0 python bench/step_split.py ...   # on one card of a machine with several
 
+Batch, group, sandbox workers, timing mode, LoRA rank and the tasks drawn follow the preset's recipe
+(`RECIPES` in 14_trainer, what `cudarl-wb train --preset small` takes) unless given.
+
 On a GPU the trainer is placed as `cudarl-wb train` places it (the planner's built-in layout): the run
 on one card, the Tester's workers on every other card of the machine, or beside the run on one card.
 
@@ -45,19 +48,24 @@ def parse():
     ap.add_argument('--checkpoint', default=None, help='agents folder to start from (default: a warm start of the preset)')
     ap.add_argument('--steps', type=int, default=4, help='steps of each way')
     ap.add_argument('--sft-budget', type=float, default=230.0, help='seconds of warm start when no checkpoint is given (0: none)')
-    ap.add_argument('--batch-size', type=int, default=2)
-    ap.add_argument('--group-size', type=int, default=8)
+    ap.add_argument('--batch-size', type=int, default=None, help="tasks a step (default: the preset's recipe, else 2)")
+    ap.add_argument('--group-size', type=int, default=None, help="episodes a task (default: the preset's recipe, else 8)")
     ap.add_argument('--max-turns', type=int, default=2)
     ap.add_argument('--max-new-tokens', type=int, default=640)
-    ap.add_argument('--workers-per-card', type=int, default=1, help='sandbox workers per card (checks side by side, timings alone)')
-    ap.add_argument('--timing', default='full', choices=['full', 'ratio'], help="the evaluator's timing mode")
+    ap.add_argument('--workers-per-card', type=int, default=None, help="sandbox workers per card (default: the preset's recipe, else 1)")
+    ap.add_argument('--timing', default=None, choices=['full', 'ratio'], help="the evaluator's timing mode (default: the preset's recipe, else full)")
     ap.add_argument('--work', default=None, help='folder for the warm start and the run (default: a temporary one)')
     ap.add_argument('--out', default=None, help='JSON path')
-    return ap.parse_args()
+    args = ap.parse_args()
+    from cudarl_wb.trainer import GRPOConfig, RECIPES
+    recipe, plain = RECIPES.get(args.preset, {}), GRPOConfig()
+    for arg, field in [('batch_size', 'batch_size'), ('group_size', 'group_size'), ('workers_per_card', 'eval_workers'), ('timing', 'timing')]:
+        if getattr(args, arg) is None: setattr(args, arg, recipe.get(field, getattr(plain, field)))
+    return args
 
 
 def trainer_for(args, work: Path):
-    from cudarl_wb.trainer import GRPOConfig, GRPOTrainer
+    from cudarl_wb.trainer import GRPOConfig, GRPOTrainer, RECIPES
     from cudarl_wb.sft import start_agents
     from cudarl_wb.core import cuda_available
     device = 'cuda' if cuda_available() else 'cpu'
@@ -66,7 +74,8 @@ def trainer_for(args, work: Path):
         start_agents(args.preset, sft_out=work/'sft', sft_budget_s=args.sft_budget, device=device)
         source = str(work/'sft')
     shutil.rmtree(work/'rl', ignore_errors=True)
-    cfg = GRPOConfig(preset=args.preset, generator_checkpoint=source, output_dir=str(work/'rl'), sft_budget_s=0,
+    recipe = {k: v for k, v in RECIPES.get(args.preset, {}).items() if k in ('lora_rank', 'suite', 'demote')}   # what the update trains, the tasks drawn
+    cfg = GRPOConfig(**recipe, preset=args.preset, generator_checkpoint=source, output_dir=str(work/'rl'), sft_budget_s=0,
                      batch_size=args.batch_size, group_size=args.group_size, max_turns=args.max_turns,
                      max_new_tokens=args.max_new_tokens, num_episodes=10**9, eval_workers=args.workers_per_card)
     tester = plan = None

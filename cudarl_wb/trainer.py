@@ -332,16 +332,24 @@ class Pipeline:
 
 # %% ../nbs/14_trainer.ipynb #2d7282d1
 @patch
-def _generate(self: Pipeline, g: int, k: int, live: list[int], tasks, groups, agents, seed) -> dict:
-    "Turn `k` of group `g`'s `live` episodes, generated here, its builds begun."
-    t0 = time.perf_counter()
-    prompts, gens, agent = _sample_turn(k, live, tasks[g:g + 1], groups[g], [tasks[g]] * len(groups[g]), *agents,
-                                        len(groups[g]), None if seed is None else seed + 1000 * k + g)
+def _units(self: Pipeline, parts: list, prompts, gens, agent, t0: float, tasks) -> list[dict]:
+    "A unit per `(g, k, live)` of `parts`, in order, out of one batched generation begun at `t0`; each one's builds begun."
     self.generating.append((t0, t1 := time.perf_counter()))
-    return self._build_all(dict(g=g, k=k, live=live, prompts=prompts, gens=gens, agent=agent, gen_s=t1 - t0,
-                                pairs=[(tasks[g], x.text) for x in gens]))
+    units, at = [], 0
+    for g, k, live in parts:
+        rows = slice(at, at := at + len(live))
+        units.append(self._build_all(dict(g=g, k=k, live=list(live), prompts=prompts[rows], gens=gens[rows], agent=agent,
+                                          gen_s=(t1 - t0) * len(live) / len(gens), pairs=[(tasks[g], x.text) for x in gens[rows]])))
+    return units
 
-
+@patch
+def _generate(self: Pipeline, parts: list, tasks, groups, agents, seed) -> list[dict]:
+    "The next turn (`k` ≥ 1) of the `live` episodes of every `(g, k, live)` in `parts`, in one batched generation."
+    eps = [(g, i) for g, _, live in parts for i in live]
+    t0 = time.perf_counter()
+    prompts, gens, agent = _sample_turn(parts[0][1], list(range(len(eps))), None, [groups[g][i] for g, i in eps], [tasks[g] for g, _ in eps],
+                                        *agents, 1, None if seed is None else seed + 1000 * parts[0][1] + parts[0][0])
+    return self._units(parts, prompts, gens, agent, t0, tasks)
 
 # %% ../nbs/14_trainer.ipynb #89ef5379
 @patch
@@ -350,10 +358,7 @@ def _first_turn(self: Pipeline, tasks, groups, agents, seed) -> list[dict]:
     n, flat = len(groups[0]), [ep for g in groups for ep in g]
     t0 = time.perf_counter()
     prompts, gens, agent = _sample_turn(0, list(range(len(flat))), tasks, flat, [t for t in tasks for _ in range(n)], *agents, n, seed)
-    self.generating.append((t0, t1 := time.perf_counter()))
-    part = lambda xs, g: xs[g * n:(g + 1) * n]
-    return [self._build_all(dict(g=g, k=0, live=list(range(n)), prompts=part(prompts, g), gens=part(gens, g), agent=agent,
-                                 gen_s=(t1 - t0) / len(groups), pairs=[(t, x.text) for x in part(gens, g)])) for g, t in enumerate(tasks)]
+    return self._units([(g, 0, range(n)) for g in range(len(tasks))], prompts, gens, agent, t0, tasks)
 
 @patch
 def _build_all(self: Pipeline, unit: dict) -> dict:
@@ -367,8 +372,10 @@ def _build_all(self: Pipeline, unit: dict) -> dict:
     return unit
 
 @patch
-def _submit(self: Pipeline, unit: dict):
+def _submit(self: Pipeline, unit: dict) -> dict:
+    "Queue `unit` on the judging thread, which takes units in the order they come."
     unit['future'] = self.thread.submit(_check_job, self.tester, self.checker, unit['tasks'], unit['builds'])
+    return unit
 
 # %% ../nbs/14_trainer.ipynb #eac95cf8
 @patch
@@ -389,20 +396,18 @@ def _finish(self: Pipeline, u: dict, groups, threshold: float, max_turns: int) -
 @patch
 def run(self: Pipeline, tasks, generator, optimizer, group_size: int = 8, max_turns: int = 4, threshold: float = 0.8,
         seed: int | None = 0, final: str = 'best', credit: dict | None = None) -> list[Episode]:
-    "`run_episodes`' episodes, each group's turns judged while another group's are generated."
+    "`run_episodes`' episodes, each group's turns judged while other groups' are generated."
     tasks = [get_task(t) if isinstance(t, str) else t for t in tasks]
     if not tasks: return []
     groups = [[Episode(t.name, group=g, member=m, seed=seed, mode=self.tester.mode) for m in range(group_size)]
               for g, t in enumerate(tasks)]
-    ready = collections.deque(self._first_turn(tasks, groups, (generator, optimizer), seed))
-    todo, judging = collections.deque(), None
-    while ready or todo or judging:
-        if judging is None and ready: self._submit(judging := ready.popleft())
-        if todo and (judging is None or not judging['future'].done()):
-            ready.append(self._generate(*todo.popleft(), tasks, groups, (generator, optimizer), seed))
-        elif judging is not None:
-            if (live := self._finish(judging, groups, threshold, max_turns)): todo.append((judging['g'], judging['k'] + 1, live))
-            judging = None
+    agents = generator, optimizer
+    judging = collections.deque(self._submit(u) for u in self._first_turn(tasks, groups, agents, seed))
+    while judging:
+        done = [judging.popleft()]                                  # the oldest: the judging thread works in order
+        while judging and judging[0]['future'].done(): done.append(judging.popleft())
+        parts = [(u['g'], u['k'] + 1, live) for u in done if (live := self._finish(u, groups, threshold, max_turns))]
+        if parts: judging.extend(self._submit(u) for u in self._generate(parts, tasks, groups, agents, seed))
     episodes = [ep for g in groups for ep in g]
     for ep in episodes: _credit(ep, final, **(credit or {}))
     return episodes
