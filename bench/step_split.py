@@ -20,7 +20,8 @@ One trainer plays every step, so both ways share the model, the evaluator's work
 caches: one warm-up step (not counted, it starts the workers and times the references), then the
 serial and the pipelined step in turn, `--steps` of each. Per way: the step's seconds, the rollout
 (generation), the judging (compile, check, time), the judging hidden under generation, the update,
-and the judging's share of the step (the judging the step waited for, over the step). The verdicts of
+and the judging's share of the step (the judging the step waited for, over the step), and the CPU-seconds each
+step used, by whom (`cpu_seconds`: this process, the compilers it ran, the workers under it). The verdicts of
 each way are counted too: the pipeline must judge as the serial step does. Where the judging went is
 summed over each way's judged candidates (`judging_breakdown`: compile, queued, worker start,
 references, load, correctness, timing, transfer; per step), each evaluation counted once however
@@ -110,6 +111,29 @@ def evaluations(reps) -> list:
     return out
 
 
+def cpu_seconds() -> dict:
+    """CPU-seconds so far, by whom: this process (generation, the judging thread, the Python side of builds), the
+    subprocesses it has waited for (nvcc, the host compiler, nm, objdump), and the live processes under it (the
+    sandbox and reference workers, and what they started, such as torch.compile's workers)."""
+    import resource
+    me, done = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = {'trainer': me.ru_utime + me.ru_stime, 'tools': done.ru_utime + done.ru_stime, 'workers': None}
+    try:
+        import psutil
+        live = 0.0
+        for p in psutil.Process().children(recursive=True):
+            try: t = p.cpu_times(); live += t.user + t.system
+            except psutil.Error: pass      # gone between the listing and the reading
+        out['workers'] = live
+    except ImportError: pass
+    return out
+
+
+def cpu_used(before: dict, after: dict) -> dict:
+    "CPU-seconds between two `cpu_seconds()` readings (a worker that exited in between is not counted)."
+    return {k: None if before[k] is None or after[k] is None else round(max(0.0, after[k] - before[k]), 2) for k in before}
+
+
 def main():
     args = parse()
     work = Path(args.work or tempfile.mkdtemp(prefix='step_split_'))
@@ -122,7 +146,9 @@ def main():
     for i in range(2 * args.steps):
         way = 'serial' if i % 2 == 0 else 'pipelined'
         trainer.cfg.pipeline = way == 'pipelined'
+        c0 = cpu_seconds()
         m = trainer.train_step()
+        m.update({f'cpu/{k}_s': v for k, v in cpu_used(c0, cpu_seconds()).items()})
         steps[way].append({k: v for k, v in m.items() if isinstance(v, (int, float, str)) or v is None})
         reps = reports(trainer, trainer.step)
         counts[way] += verdicts(reps)
@@ -148,6 +174,10 @@ def main():
         jb = judging_breakdown(bs)
         parts.append({'way': way, **{k: round(jb[k] / max(1, args.steps), 3) for k in SECONDS_PARTS},
                       'evaluations': round(jb['judged'] / max(1, args.steps), 1), 'cached_builds': round(jb['cache_hits'] / max(1, args.steps), 1)})
+    cpu = [{'way': way, **{k: round(statistics.fmean(m[f'cpu/{k}_s'] for m in ms), 1) if all(m[f'cpu/{k}_s'] is not None for m in ms) else None
+                           for k in ('trainer', 'tools', 'workers')}} for way, ms in steps.items()]
+    print('CPU-seconds a step (means), by whom: this process, the subprocesses it waited for (nvcc ...), the live workers under it:')
+    table(cpu, ['way', 'trainer', 'tools', 'workers'])
     print('where the judging went, seconds per step summed over its evaluations (parts that overlap add up past the wall time):')
     table(parts, ['way', *SECONDS_PARTS, 'evaluations', 'cached_builds'])
     memory = {k: v for k, v in steps['pipelined'][-1].items() if k.startswith('memory/')}
@@ -157,7 +187,7 @@ def main():
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(dict(preset=args.preset, device=device_name, mode=trainer.mode, args=vars(args), rows=rows,
                                    run_device=str(trainer.device), eval_devices=cards,
-                                   verdicts={k: dict(v) for k, v in counts.items()}, judging_parts=parts, steps=steps, memory=memory), indent=2, default=str))
+                                   verdicts={k: dict(v) for k, v in counts.items()}, judging_parts=parts, cpu_seconds=cpu, steps=steps, memory=memory), indent=2, default=str))
     print(f'wrote {out}')
 
 
