@@ -565,6 +565,7 @@ def _run_trainer(trainer, model, last, threads_before: int) -> float:
     from transformers.trainer_callback import PrinterCallback, ProgressCallback
     for cb in (PrinterCallback, ProgressCallback): trainer.remove_callback(cb)   # `_Progress` reports instead
     use_cache, was_training = getattr(model.config, 'use_cache', None), model.training
+    own_forward = model.__dict__.get('forward')      # None: the class's own, as nearly always
     model.config.use_cache = False
     device = next(model.parameters()).device
     if device.type == 'cuda': torch.cuda.reset_peak_memory_stats(device)
@@ -574,8 +575,11 @@ def _run_trainer(trainer, model, last, threads_before: int) -> float:
             warnings.filterwarnings('ignore', message='.*(use_cache|past_key_values).*')
             trainer.train(resume_from_checkpoint=str(last) if last else None)
     finally:
-        # accelerate wraps `model.forward` in bf16 autocast for training; generation afterwards must not inherit it
-        trainer.accelerator.unwrap_model(model, keep_fp32_wrapper=False)
+        # accelerate wraps `model.forward` in bf16 autocast for training; generation afterwards must not inherit it.
+        # Its own unwrapping peels every decorator, transformers' own included: put back the forward the model had.
+        model.__dict__.pop('_original_forward', None)
+        if own_forward is None: model.__dict__.pop('forward', None)
+        else: model.forward = own_forward
         model.config.use_cache = use_cache
         model.train(was_training)
         torch.set_num_threads(threads_before)
