@@ -58,15 +58,15 @@ def parse():
     ap.add_argument('--work', default=None, help='folder for the warm start and the run (default: a temporary one)')
     ap.add_argument('--out', default=None, help='JSON path')
     args = ap.parse_args()
-    from cudarl_wb.trainer import GRPOConfig, RECIPES
-    recipe, plain = RECIPES.get(args.preset, {}), GRPOConfig()
+    from cudarl_wb.trainer import GRPOConfig, train_defaults
+    recipe, plain = train_defaults(args), GRPOConfig()
     for arg, field in [('batch_size', 'batch_size'), ('group_size', 'group_size'), ('workers_per_card', 'eval_workers'), ('timing', 'timing')]:
         if getattr(args, arg) is None: setattr(args, arg, recipe.get(field, getattr(plain, field)))
     return args
 
 
 def trainer_for(args, work: Path):
-    from cudarl_wb.trainer import GRPOConfig, GRPOTrainer, RECIPES
+    from cudarl_wb.trainer import GRPOConfig, GRPOTrainer, train_defaults
     from cudarl_wb.sft import start_agents
     from cudarl_wb.core import cuda_available
     device = 'cuda' if cuda_available() else 'cpu'
@@ -75,7 +75,7 @@ def trainer_for(args, work: Path):
         start_agents(args.preset, sft_out=work/'sft', sft_budget_s=args.sft_budget, device=device)
         source = str(work/'sft')
     shutil.rmtree(work/'rl', ignore_errors=True)
-    recipe = {k: v for k, v in RECIPES.get(args.preset, {}).items() if k in ('lora_rank', 'suite', 'demote')}   # what the update trains, the tasks drawn
+    recipe = {k: v for k, v in train_defaults(args).items() if k in ('lora_rank', 'suite', 'demote')}   # what the update trains, the tasks drawn
     cfg = GRPOConfig(**recipe, preset=args.preset, generator_checkpoint=source, output_dir=str(work/'rl'), sft_budget_s=0,
                      batch_size=args.batch_size, group_size=args.group_size, max_turns=args.max_turns,
                      max_new_tokens=args.max_new_tokens, num_episodes=10**9, eval_workers=args.workers_per_card)
