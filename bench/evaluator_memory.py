@@ -26,11 +26,12 @@ def worker_bytes(tester, card: int) -> dict:
     from cudarl_wb.benchmarker import card_process_bytes
     used = card_process_bytes(card)
     if used is None: raise RuntimeError(f'NVML cannot read the processes on card {card} (needs nvidia-ml-py)')
-    out = {'sandbox': [], 'reference': []}
+    out, seen = {'sandbox': [], 'reference': []}, set()
     for s in tester.evaluator.slots:
         if s.device != f'cuda:{card}': continue
-        for kind, w in (('sandbox', s.worker), ('reference', s.trusted)):
-            if w is not None and w.proc is not None and w.proc.pid in used: out[kind].append(used[w.proc.pid] or 0)
+        for kind, w in (('sandbox', s.worker), ('reference', s.trusted)):   # a card's slots share its reference worker
+            if w is not None and w.proc is not None and w.proc.pid in used and w.proc.pid not in seen:
+                seen.add(w.proc.pid); out[kind].append(used[w.proc.pid] or 0)
     return out
 
 

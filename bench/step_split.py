@@ -154,6 +154,12 @@ def main():
         counts[way] += verdicts(reps)
         judged[way] += evaluations(reps)
     cards = trainer.tester.evaluator.devices if trainer.mode == 'full' else []
+    by_process = {}
+    if cards:             # each evaluator process's device memory now, to set beside the planner's per-process loads
+        from evaluator_memory import worker_bytes
+        try: by_process = {c: {k: [round(b / 2**30, 2) for b in v] for k, v in worker_bytes(trainer.tester, int(c.split(':')[1])).items()} for c in cards}
+        except RuntimeError as e: by_process = {'error': str(e)}
+        print(f'evaluator memory by process, GiB: {by_process}')
     trainer.tester.close()
     rows = []
     for way, ms in steps.items():
@@ -187,7 +193,8 @@ def main():
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(dict(preset=args.preset, device=device_name, mode=trainer.mode, args=vars(args), rows=rows,
                                    run_device=str(trainer.device), eval_devices=cards,
-                                   verdicts={k: dict(v) for k, v in counts.items()}, judging_parts=parts, cpu_seconds=cpu, steps=steps, memory=memory), indent=2, default=str))
+                                   verdicts={k: dict(v) for k, v in counts.items()}, judging_parts=parts, cpu_seconds=cpu, steps=steps, memory=memory,
+                                   memory_by_process=by_process), indent=2, default=str))
     print(f'wrote {out}')
 
 

@@ -615,13 +615,19 @@ def _time_candidate(ctx, launcher, task, opts, st, res, stream_handle, seed):
 def _compiled_reference(task: Task, inputs: list):
     "`torch.compile` of `task`'s reference, built fresh and called once on `inputs`."
     from torch import _dynamo
+    torch.backends.cuda.matmul.allow_tf32 = False; torch.backends.cudnn.allow_tf32 = False   # as the references are timed
     _dynamo.reset()
     cf = torch.compile(task.reference, dynamic=False)
     cf(*inputs)
     return cf
 
-def reference_job(ctx, task: Task, sizes: dict | None = None, compile: bool = True, budget_s: float = 0.5) -> dict:
-    "Time the task's PyTorch reference, eager and `torch.compile`, at `sizes` (default: the timing shape)."
+_KEPT: dict = {}    # this worker's last compiled reference, kept by `reference_compile_job(keep=True)` for the timing after it
+
+def _kept_key(task: Task) -> tuple: return task.name, content_hash(_ref_source(task)), task.shape_label(task.timing_shape)
+
+def reference_job(ctx, task: Task, sizes: dict | None = None, compile: bool = True, budget_s: float = 0.5,
+                  timing: dict | None = None) -> dict:
+    "Time the task's PyTorch reference, eager and `torch.compile`, at `sizes` (default: the timing shape), by `timing`'s rule."
     sizes = sizes or task.timing_shape
     dev, is_cuda = ctx.device, ctx.is_cuda
     st = _device_state(ctx)
@@ -630,18 +636,22 @@ def reference_job(ctx, task: Task, sizes: dict | None = None, compile: bool = Tr
         torch.backends.cuda.matmul.allow_tf32 = False; torch.backends.cudnn.allow_tf32 = False
     nsets = 2 if task.nbytes(sizes) > (1 << 30) else 4
     sets = [draw_inputs(task, sizes, 17 + s, dev) for s in range(nsets)]
-    kw = dict(device=dev, budget_s=budget_s, flush=st['flush'])
+    kw = dict(device=dev, flush=st['flush'], **(timing or dict(budget_s=budget_s)))
     ctx.phase('time the eager reference', 300.0)
     t = time_calls(lambda s: task.reference(*sets[s]), nsets, **kw)
     out.update(eager_ms=t.median_ms, eager_spread=t.spread)
     if compile:
         ctx.phase('torch.compile the reference', 900.0)
         try:
-            cf = _compiled_reference(task, sets[0])
+            kept = _KEPT.pop(_kept_key(task), None) if sizes == task.timing_shape else None
+            out['compile_kept'] = kept is not None
+            cf = kept or _compiled_reference(task, sets[0])
             t = time_calls(lambda s: cf(*sets[s]), nsets, **kw)
             out.update(compiled_ms=t.median_ms, compiled_spread=t.spread)
         except Exception as e: out['compile_error'] = f'{type(e).__name__}: {_first_line(e)}'
+    _KEPT.clear()
     return out
+
 
 # %% ../nbs/06_benchmarker.ipynb #d4f999fb
 def peaks_job(ctx) -> dict:
@@ -750,20 +760,28 @@ def _on_host(device: str) -> bool: return device.startswith('cpu')
 def _worker_device(device: str) -> str: return 'cpu' if _on_host(device) else device
 
 # %% ../nbs/06_benchmarker.ipynb #0cd9e75c
+class _References:
+    "A device's one trusted worker, for reference timings and peaks (made on first use), and the lock for one job at a time in it."
+    def __init__(self, device, ev): self.device, self.ev, self.worker, self.lock = device, ev, None, threading.Lock()
+
+    def get(self) -> Worker:
+        if self.worker is None:
+            lim = SandboxLimits.from_dict({**self.ev.limits.to_dict(), 'job_timeout': 3600.0})
+            self.worker = Worker(_worker_device(self.device), lim, trusted=True, preload=('torch', 'cudarl_wb.benchmarker'))
+        return self.worker
+
 class _Slot:
-    "A device with its sandbox worker (and, lazily, a trusted worker for references)."
-    def __init__(self, device, ev, lock):
-        self.device, self.ev, self.lock, self.busy = device, ev, lock, threading.Lock()
+    "A device with its sandbox worker, and the device's shared trusted worker (`refs`)."
+    def __init__(self, device, ev, lock, refs: _References):
+        self.device, self.ev, self.lock, self.busy, self.refs = device, ev, lock, threading.Lock(), refs
         self.worker = Worker(_worker_device(device), ev.limits, preload=('torch', 'cudarl_wb.tasks', 'cudarl_wb.benchmarker'),
                              selftest=ev._selftest(device))
-        self.trusted: Worker | None = None
-        self.trusted_lock = threading.Lock()     # one job at a time in the trusted worker
 
-    def trusted_worker(self) -> Worker:
-        if self.trusted is None:
-            lim = SandboxLimits.from_dict({**self.ev.limits.to_dict(), 'job_timeout': 3600.0})
-            self.trusted = Worker(_worker_device(self.device), lim, trusted=True, preload=('torch', 'cudarl_wb.benchmarker'))
-        return self.trusted
+    @property
+    def trusted(self) -> Worker | None: return self.refs.worker
+    @property
+    def trusted_lock(self) -> threading.Lock: return self.refs.lock
+    def trusted_worker(self) -> Worker: return self.refs.get()
 
     @property
     def device_name(self) -> str:
@@ -772,7 +790,8 @@ class _Slot:
 
     def close(self):
         self.worker.close()
-        if self.trusted: self.trusted.close()
+        if self.trusted: self.trusted.close()      # a second close of a shared one does nothing
+
 
 # %% ../nbs/06_benchmarker.ipynb #b753cfa6
 class Evaluator:
@@ -792,9 +811,9 @@ class Evaluator:
         self.torch_compile = not any(map(_on_host, self.devices[:1])) if torch_compile is None else torch_compile
         self.compile_threads = compile_threads or max(1, min(8, (os.cpu_count() or 2)))
         self.progress = progress
-        locks = {d: DeviceLock() for d in self.devices}
+        locks, refs = {d: DeviceLock() for d in self.devices}, {d: _References(d, self) for d in self.devices}
         self._selftest_lib = None
-        self.slots = [_Slot(d, self, locks[d]) for d in self.devices for _ in range(workers_per_device)]
+        self.slots = [_Slot(d, self, locks[d], refs[d]) for d in self.devices for _ in range(workers_per_device)]
         self._next, self._pick_lock, self._ref_locks = 0, threading.Lock(), {}
         self._mem_refs: dict = {}
         self._warmed: set = set()      # tasks whose references `warm_references` compiled already
@@ -925,10 +944,11 @@ def library_versions() -> dict:
                 cuda=torch.version.cuda, driver=_driver_version())
 
 # %% ../nbs/06_benchmarker.ipynb #658c5613
-def reference_key(task: Task, device_name: str, compile: bool, versions: dict | None = None) -> dict:
-    "Everything a reference timing depends on: task, reference code, shape, dtypes, card, torch.compile or not, versions."
+def reference_key(task: Task, device_name: str, compile: bool, versions: dict | None = None, timing: dict | None = None) -> dict:
+    "Everything a reference timing depends on: task, reference code, shape, dtypes, card, torch.compile or not, versions, timing rule."
     ts = task.timing_shape
-    return dict(task=task.name, signature=task.signature, shape=task.shape_label(ts),
+    rule = {} if timing is None or timing == TIMING_MODES['full'] else dict(timing=dict(sorted(timing.items())))
+    return dict(**rule, task=task.name, signature=task.signature, shape=task.shape_label(ts),
                 dtypes=[x.dtype for x in task.inputs(ts)] + [x.dtype for x in task.outputs(ts)],
                 reference=content_hash(_ref_source(task)), device=device_name, torch_compile=bool(compile),
                 **(versions if versions is not None else library_versions()))
@@ -950,7 +970,8 @@ def read_entry(path: Path, key: dict | None = None) -> dict | None:
 # %% ../nbs/06_benchmarker.ipynb #9e736308
 @patch
 def _cached(self: Evaluator, kind: str, name: str, slot: _Slot, fn, kwargs, timeout_note: str,
-            key: dict | None = None, use_cache: bool = True, info: dict | None = None, measure: bool = True) -> dict | None:
+            key: dict | None = None, use_cache: bool = True, info: dict | None = None, measure: bool = True,
+            before: tuple | None = None) -> dict | None:
     info = {} if info is None else info
     path = cache_dir(kind)/_slug(slot.device_name)/f'{name}.json'
     mem_key = (kind, slot.device, name)
@@ -961,8 +982,10 @@ def _cached(self: Evaluator, kind: str, name: str, slot: _Slot, fn, kwargs, time
         if use_cache and (val := read_entry(path, key)) is not None:
             info[kind] = 'disk'; self._mem_refs[mem_key] = val; return val
         info[kind] = 'measured'
-        with slot.lock, slot.trusted_lock:
-            try: out = slot.trusted_worker().run(fn, kwargs, first_limit=600.0)
+        with slot.trusted_lock:                  # the trusted worker's lock, then the card's: everywhere in this order
+            try:
+                if before: slot.trusted_worker().run(*before, first_limit=600.0)   # its failure shows in the measurement
+                with slot.lock: out = slot.trusted_worker().run(fn, kwargs, first_limit=600.0)
             except SandboxError as e: return {'error': str(e)[:500]}
         if out.status != 'ok': val = {'error': f'{timeout_note}: {out.status}: {out.message}'[:500]}
         else:
@@ -974,43 +997,55 @@ def _cached(self: Evaluator, kind: str, name: str, slot: _Slot, fn, kwargs, time
 # %% ../nbs/06_benchmarker.ipynb #99f48d5f
 @patch
 def reference_times(self: Evaluator, task: Task, slot: _Slot | None = None, info: dict | None = None, measure: bool = True) -> dict | None:
-    "Eager and torch.compile times of `task`'s reference at its timing shape on `slot`'s GPU (cached, see above)."
+    "Eager and torch.compile times of `task`'s reference at its timing shape on `slot`'s GPU, by the evaluator's timing rule (cached, see above)."
     slot = slot or self.slots[0]
     slot.worker.start()
-    key = reference_key(task, slot.device_name, self.torch_compile)
+    key = reference_key(task, slot.device_name, self.torch_compile, timing=self.timing)
+    before = ('cudarl_wb.benchmarker:reference_compile_job', dict(task=task, keep=True)) if self.torch_compile else None
     return self._cached('reference_times', reference_entry(key), slot, 'cudarl_wb.benchmarker:reference_job',
-                        dict(task=task, compile=self.torch_compile), 'reference timing failed', key=key,
-                        use_cache=self.reference_cache, info=info, measure=measure)
+                        dict(task=task, compile=self.torch_compile, timing=self.timing), 'reference timing failed', key=key,
+                        use_cache=self.reference_cache, info=info, measure=measure, before=before)
+
 
 # %% ../nbs/06_benchmarker.ipynb #e89fd44a
-def reference_compile_job(ctx, task: Task) -> dict:
-    "`torch.compile` `task`'s reference and call it once, untimed: it fills the Inductor cache a timing then reads."
+def reference_compile_job(ctx, task: Task, keep: bool = False) -> dict:
+    "`torch.compile` `task`'s reference and call it once, untimed: it fills the Inductor cache; `keep`: for the `reference_job` next."
     t0 = time.perf_counter()
-    try: _compiled_reference(task, draw_inputs(task, task.timing_shape, 17, ctx.device))
+    _KEPT.clear()
+    try: cf = _compiled_reference(task, draw_inputs(task, task.timing_shape, 17, ctx.device))
     except Exception as e: return dict(seconds=time.perf_counter() - t0, error=f'{type(e).__name__}: {_first_line(e)}')
+    if keep: _KEPT[_kept_key(task)] = cf
     return dict(seconds=time.perf_counter() - t0)
+
 
 # %% ../nbs/06_benchmarker.ipynb #1b53616b
 @patch
 def warm_references(self: Evaluator, tasks, measure: bool = False) -> dict:
-    "Compile the references of `tasks` not at hand yet, side by side in the slots' trusted workers; `measure`: then time them."
+    "Compile the references of `tasks` not at hand yet, side by side (a trusted worker a slot, see above); `measure`: then time them."
     out = dict(compiled=0, measured=0, compile_s=0.0, errors=[])
     slot0 = self.slots[0] if self.slots else None
     if slot0 is None or not self.reference_timing: return out
     todo = list({t.name: t for t in (get_task(t) if isinstance(t, str) else t for t in tasks)
                  if self.reference_times(t, slot0, measure=False) is None}.values())
     to_compile = [t for t in todo if t.name not in self._warmed]
-    def compile_on(slot, chunk) -> list:
+    def compile_on(refs, chunk) -> list:
         done = []
         for t in chunk:
-            with slot.trusted_lock:
-                try: r = slot.trusted_worker().run('cudarl_wb.benchmarker:reference_compile_job', dict(task=t), first_limit=600.0)
+            with refs.lock:
+                try: r = refs.get().run('cudarl_wb.benchmarker:reference_compile_job', dict(task=t), first_limit=600.0)
                 except SandboxError as e: return done + [(t.name, {'error': str(e)})]
             done.append((t.name, r.value if r.status == 'ok' and isinstance(r.value, dict) else {'error': f'{r.status}: {r.message}'}))
         return done
     if self.torch_compile and to_compile:
-        n = len(self.slots)
-        with ThreadPoolExecutor(n) as pool: done = [x for xs in pool.map(compile_on, self.slots, [to_compile[i::n] for i in range(n)]) for x in xs]
+        cards = list({s.device: s.refs for s in self.slots}.values())     # each card's own trusted worker
+        more = len(to_compile) >= 16 * len(self.slots)                    # enough to pay for starting helpers
+        helpers = cards + ([_References(s.device, self) for s in self.slots][len(cards):] if more else [])
+        n = len(helpers)
+        try:
+            with ThreadPoolExecutor(n) as pool: done = [x for xs in pool.map(compile_on, helpers, [to_compile[i::n] for i in range(n)]) for x in xs]
+        finally:
+            for h in helpers:
+                if h not in cards and h.worker: h.worker.close()   # the helpers go: only the cache stays
         out['compile_s'] = sum(v.get('seconds', 0.0) for _, v in done)
         out['errors'] = [f"{name}: {v['error']}"[:300] for name, v in done if v.get('error')]
         out['compiled'] = len(done) - len(out['errors'])
