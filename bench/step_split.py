@@ -27,7 +27,8 @@ summed over each way's judged candidates (`judging_breakdown`: compile, queued, 
 references, load, correctness, timing, transfer; per step), each evaluation counted once however
 many identical candidates shared it. On a GPU each step's measured memory sits beside the planner's
 estimate (`memory_check`), planned for the step's own micro-batch, without gradient checkpointing (the
-built-in trainer keeps every layer's activations) and for the largest task of the tiers it samples.
+built-in trainer keeps every layer's activations) and for the largest task of the tiers it samples, and at
+the end each evaluator process's own memory (sandbox workers, the card's reference worker), as NVML counts it.
 `--workers-per-card` and `--timing` set the evaluator (defaults: as the trainer makes it).
 
 Prints a table and writes bench/results/step_split_<preset>[_cpu].json ($OUT/... when $OUT is set).

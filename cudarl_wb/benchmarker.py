@@ -762,7 +762,23 @@ def _worker_device(device: str) -> str: return 'cpu' if _on_host(device) else de
 # %% ../nbs/06_benchmarker.ipynb #0cd9e75c
 class _References:
     "A device's one trusted worker, for reference timings and peaks (made on first use), and the lock for one job at a time in it."
-    def __init__(self, device, ev): self.device, self.ev, self.worker, self.lock = device, ev, None, threading.Lock()
+    def __init__(self, device, ev):
+        self.device, self.ev, self.worker, self.lock = device, ev, None, threading.Lock()
+        self.waiting, self._count = 0, threading.Lock()    # measurements waiting for the worker
+
+    @contextlib.contextmanager
+    def urgent(self):
+        "The worker's lock for a measurement a judgement waits for: warm-up jobs (`give_way`) let it go first."
+        with self._count: self.waiting += 1
+        try: self.lock.acquire()
+        finally:
+            with self._count: self.waiting -= 1
+        try: yield
+        finally: self.lock.release()
+
+    def give_way(self, poll: float = 0.005):
+        "Wait while a measurement waits: a lock is not fair, and a loop of warm-up jobs would take it back at once."
+        while self.waiting: time.sleep(poll)
 
     def get(self) -> Worker:
         if self.worker is None:
@@ -982,7 +998,7 @@ def _cached(self: Evaluator, kind: str, name: str, slot: _Slot, fn, kwargs, time
         if use_cache and (val := read_entry(path, key)) is not None:
             info[kind] = 'disk'; self._mem_refs[mem_key] = val; return val
         info[kind] = 'measured'
-        with slot.trusted_lock:                  # the trusted worker's lock, then the card's: everywhere in this order
+        with slot.refs.urgent():                 # the trusted worker's lock, then the card's: everywhere in this order
             try:
                 if before: slot.trusted_worker().run(*before, first_limit=600.0)   # its failure shows in the measurement
                 with slot.lock: out = slot.trusted_worker().run(fn, kwargs, first_limit=600.0)
@@ -1031,6 +1047,7 @@ def warm_references(self: Evaluator, tasks, measure: bool = False) -> dict:
     def compile_on(refs, chunk) -> list:
         done = []
         for t in chunk:
+            refs.give_way()
             with refs.lock:
                 try: r = refs.get().run('cudarl_wb.benchmarker:reference_compile_job', dict(task=t), first_limit=600.0)
                 except SandboxError as e: return done + [(t.name, {'error': str(e)})]
