@@ -625,9 +625,8 @@ _KEPT: dict = {}    # this worker's last compiled reference, kept by `reference_
 
 def _kept_key(task: Task) -> tuple: return task.name, content_hash(_ref_source(task)), task.shape_label(task.timing_shape)
 
-def reference_job(ctx, task: Task, sizes: dict | None = None, compile: bool = True, budget_s: float = 0.5,
-                  timing: dict | None = None) -> dict:
-    "Time the task's PyTorch reference, eager and `torch.compile`, at `sizes` (default: the timing shape), by `timing`'s rule."
+def reference_job(ctx, task: Task, sizes: dict | None = None, compile: bool = True, timing: dict | None = None) -> dict:
+    "Time the task's PyTorch reference, eager and `torch.compile`, at `sizes` (default: the timing shape), by `timing`'s rule (default: `full`)."
     sizes = sizes or task.timing_shape
     dev, is_cuda = ctx.device, ctx.is_cuda
     st = _device_state(ctx)
@@ -636,7 +635,7 @@ def reference_job(ctx, task: Task, sizes: dict | None = None, compile: bool = Tr
         torch.backends.cuda.matmul.allow_tf32 = False; torch.backends.cudnn.allow_tf32 = False
     nsets = 2 if task.nbytes(sizes) > (1 << 30) else 4
     sets = [draw_inputs(task, sizes, 17 + s, dev) for s in range(nsets)]
-    kw = dict(device=dev, flush=st['flush'], **(timing or dict(budget_s=budget_s)))
+    kw = dict(device=dev, flush=st['flush'], **(timing or TIMING_MODES['full']))
     ctx.phase('time the eager reference', 300.0)
     t = time_calls(lambda s: task.reference(*sets[s]), nsets, **kw)
     out.update(eager_ms=t.median_ms, eager_spread=t.spread)
@@ -651,7 +650,6 @@ def reference_job(ctx, task: Task, sizes: dict | None = None, compile: bool = Tr
         except Exception as e: out['compile_error'] = f'{type(e).__name__}: {_first_line(e)}'
     _KEPT.clear()
     return out
-
 
 # %% ../nbs/06_benchmarker.ipynb #d4f999fb
 def peaks_job(ctx) -> dict:
@@ -759,7 +757,7 @@ class DeviceLock:
 def _on_host(device: str) -> bool: return device.startswith('cpu')
 def _worker_device(device: str) -> str: return 'cpu' if _on_host(device) else device
 
-# %% ../nbs/06_benchmarker.ipynb #0cd9e75c
+# %% ../nbs/06_benchmarker.ipynb #7c1e5a05
 class _References:
     "A device's one trusted worker, for reference timings and peaks (made on first use), and the lock for one job at a time in it."
     def __init__(self, device, ev):
@@ -786,6 +784,7 @@ class _References:
             self.worker = Worker(_worker_device(self.device), lim, trusted=True, preload=('torch', 'cudarl_wb.benchmarker'))
         return self.worker
 
+# %% ../nbs/06_benchmarker.ipynb #0cd9e75c
 class _Slot:
     "A device with its sandbox worker, and the device's shared trusted worker (`refs`)."
     def __init__(self, device, ev, lock, refs: _References):
@@ -807,7 +806,6 @@ class _Slot:
     def close(self):
         self.worker.close()
         if self.trusted: self.trusted.close()      # a second close of a shared one does nothing
-
 
 # %% ../nbs/06_benchmarker.ipynb #b753cfa6
 class Evaluator:
@@ -1022,7 +1020,6 @@ def reference_times(self: Evaluator, task: Task, slot: _Slot | None = None, info
                         dict(task=task, compile=self.torch_compile, timing=self.timing), 'reference timing failed', key=key,
                         use_cache=self.reference_cache, info=info, measure=measure, before=before)
 
-
 # %% ../nbs/06_benchmarker.ipynb #e89fd44a
 def reference_compile_job(ctx, task: Task, keep: bool = False) -> dict:
     "`torch.compile` `task`'s reference and call it once, untimed: it fills the Inductor cache; `keep`: for the `reference_job` next."
@@ -1033,11 +1030,10 @@ def reference_compile_job(ctx, task: Task, keep: bool = False) -> dict:
     if keep: _KEPT[_kept_key(task)] = cf
     return dict(seconds=time.perf_counter() - t0)
 
-
 # %% ../nbs/06_benchmarker.ipynb #1b53616b
 @patch
 def warm_references(self: Evaluator, tasks, measure: bool = False) -> dict:
-    "Compile the references of `tasks` not at hand yet, side by side (a trusted worker a slot, see above); `measure`: then time them."
+    "Compile the references of `tasks` not at hand yet, in each card's trusted worker (and helpers for a long list, see above); `measure`: then time them."
     out = dict(compiled=0, measured=0, compile_s=0.0, errors=[])
     slot0 = self.slots[0] if self.slots else None
     if slot0 is None or not self.reference_timing: return out
@@ -1056,7 +1052,7 @@ def warm_references(self: Evaluator, tasks, measure: bool = False) -> dict:
     if self.torch_compile and to_compile:
         cards = list({s.device: s.refs for s in self.slots}.values())     # each card's own trusted worker
         more = len(to_compile) >= 16 * len(self.slots)                    # enough to pay for starting helpers
-        helpers = cards + ([_References(s.device, self) for s in self.slots][len(cards):] if more else [])
+        helpers = cards + ([_References(s.device, self) for s in self.slots[len(cards):]] if more else [])
         n = len(helpers)
         try:
             with ThreadPoolExecutor(n) as pool: done = [x for xs in pool.map(compile_on, helpers, [to_compile[i::n] for i in range(n)]) for x in xs]
