@@ -6,7 +6,7 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/benchmarker.html.md"""
 
 # %% ../nbs/06_benchmarker.ipynb #4cde1822
 from __future__ import annotations
-import contextlib, ctypes, dataclasses, functools, json, math, os, platform, queue, random, statistics, sys, threading, time
+import collections, contextlib, ctypes, dataclasses, functools, json, math, os, platform, queue, random, statistics, sys, threading, time
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -17,9 +17,9 @@ from .tasks import *
 from .sandbox import *
 
 # %% auto #0
-__all__ = ['GUARD_BYTES', 'LAUNCH_ERROR_HELPER', 'TIMING_MODES', 'TRIAL_PLAN', 'BUSY_FRACTION', 'SECONDS_PARTS', 'unit_roundoff',
-           'output_scale', 'allowed_error', 'magnitude_reference', 'compare', 'Guarded', 'poison', 'same_bits',
-           'launch_error_helper', 'KernelLauncher', 'Timing', 'time_calls', 'timing_options', 'wall_time',
+__all__ = ['GUARD_BYTES', 'LAUNCH_ERROR_HELPER', 'TIMING_MODES', 'TRIAL_PLAN', 'BUSY_FRACTION', 'SECONDS_PARTS', 'TIMINGS_KEPT',
+           'unit_roundoff', 'output_scale', 'allowed_error', 'magnitude_reference', 'compare', 'Guarded', 'poison',
+           'same_bits', 'launch_error_helper', 'KernelLauncher', 'Timing', 'time_calls', 'timing_options', 'wall_time',
            'draw_inputs', 'exact_reference', 'card_process_bytes', 'process_device_bytes', 'judge_job', 'reference_job',
            'peaks_job', 'selftest_job', 'credible_peaks', 'resolve_devices', 'DeviceLock', 'Evaluator',
            'library_sha256', 'library_versions', 'reference_key', 'reference_entry', 'read_entry',
@@ -814,7 +814,7 @@ class Evaluator:
                  time_budget: float = 0.5, compile_threads: int | None = None, arch: str | None = None,
                  compile_flags: tuple = (), limits: SandboxLimits | None = None, reference_timing: bool = True,
                  torch_compile: bool | None = None, launch_errors: bool = True, selftest: bool = True, progress: bool = False,
-                 reference_cache: bool = True, timing: str = 'full'):
+                 reference_cache: bool = True, timing: str = 'full', reuse_timings: bool = True):
         self.devices = resolve_devices(devices)
         self.timing = timing_options(timing, time_budget)      # raises on an unknown mode
         self.limits = SandboxLimits.from_dict(limits.to_dict()) if limits else SandboxLimits(call_timeout=timeout)
@@ -824,12 +824,13 @@ class Evaluator:
         self.reference_timing, self.reference_cache = reference_timing, reference_cache
         self.torch_compile = not any(map(_on_host, self.devices[:1])) if torch_compile is None else torch_compile
         self.compile_threads = compile_threads or max(1, min(8, (os.cpu_count() or 2)))
-        self.progress = progress
+        self.progress, self.reuse_timings = progress, reuse_timings
         locks, refs = {d: DeviceLock() for d in self.devices}, {d: _References(d, self) for d in self.devices}
         self._selftest_lib = None
         self.slots = [_Slot(d, self, locks[d], refs[d]) for d in self.devices for _ in range(workers_per_device)]
         self._next, self._pick_lock, self._ref_locks = 0, threading.Lock(), {}
         self._mem_refs: dict = {}
+        self._timings, self._timings_lock = collections.OrderedDict(), threading.Lock()   # see `_remember`
         self._warmed: set = set()      # tasks whose references `warm_references` compiled already
         self._background: ThreadPoolExecutor | None = None
 
@@ -1101,13 +1102,13 @@ def seconds_breakdown(parent: dict, worker: dict | None, total: float) -> dict:
 
 # %% ../nbs/06_benchmarker.ipynb #ee3c2b33
 def judging_breakdown(results) -> dict:
-    "Each part of `SECONDS_PARTS` summed over `results` (BenchResults), with the count judged and the builds found cached."
-    sums, n, hits = dict.fromkeys(SECONDS_PARTS, 0.0), 0, 0
+    "Each part of `SECONDS_PARTS` summed over `results` (BenchResults), with the count judged, the builds found cached and the timings reused."
+    sums, n, hits, reused = dict.fromkeys(SECONDS_PARTS, 0.0), 0, 0, 0
     for r in results:
         secs = r.extra.get('seconds') or {}
-        n, hits = n + 1, hits + bool(r.extra.get('cache_hit'))
+        n, hits, reused = n + 1, hits + bool(r.extra.get('cache_hit')), reused + bool(r.extra.get('timing_reused'))
         for k in SECONDS_PARTS: sums[k] += float(secs.get(k, 0.0))
-    return {**{k: round(v, 6) for k, v in sums.items()}, 'judged': n, 'cache_hits': hits}
+    return {**{k: round(v, 6) for k, v in sums.items()}, 'judged': n, 'cache_hits': hits, 'timings_reused': reused}
 
 # %% ../nbs/06_benchmarker.ipynb #8c21050a
 @patch
@@ -1165,6 +1166,38 @@ def _judge(self: Evaluator, slot: _Slot, task: Task, cr: CompileResult, time_it:
             if k in fs: rs[k] = round(rs.get(k, 0.0) + fs[k] - (q0 if k == 'queued' else 0.0), 6)
     return r
 
+# %% ../nbs/06_benchmarker.ipynb #b7e1a002
+TIMINGS_KEPT = 4096    # timings an Evaluator remembers (a few hundred bytes each), the least recently used dropped
+
+@patch
+def _timing_key(self: Evaluator, slot: _Slot, task: Task, cr: CompileResult) -> tuple | None:
+    "What a timing of `cr` for `task` on `slot`'s card depends on (None: not remembered)."
+    sha = cr.extra.get('lib_sha256')
+    if not (self.reuse_timings and sha): return None
+    return (*_kept_key(task), sha, slot.device_name, tuple(sorted(self.timing.items())))
+
+@patch
+def _known_timing(self: Evaluator, key) -> dict | None:
+    "The timing job's answer remembered under `key`, as a fresh timing-only answer that took no time."
+    if key is None: return None
+    with self._timings_lock:
+        v = self._timings.get(key)
+        if v is None: return None
+        self._timings.move_to_end(key)
+    extra = {k: x for k, x in v['extra'].items() if k not in ('seed', 'tolerance_ratio', 'threads_added', 'checked_before')}
+    return {**json.loads(json.dumps(v)), 'checks': [], 'extra': {**json.loads(json.dumps(extra)), 'timing_reused': True,
+                                                                'seconds': dict(load=0.0, correctness=0.0, timing=0.0)}}
+
+@patch
+def _remember(self: Evaluator, key, out: JobOutcome) -> JobOutcome:
+    "Keep `out`'s timing under `key` when it timed a correct kernel; `out` as it was."
+    v = out.value if out.status == 'ok' else None
+    if key is not None and v and v.get('verdict') == 'correct' and v.get('kernel_ms'):
+        with self._timings_lock:
+            self._timings[key] = json.loads(json.dumps(v))
+            while len(self._timings) > TIMINGS_KEPT: self._timings.popitem(last=False)
+    return out
+
 # %% ../nbs/06_benchmarker.ipynb #64bce60f
 def _check_of(r: BenchResult) -> dict:
     "The parts of a judge job's answer that a passed check `r` stands for."
@@ -1194,14 +1227,21 @@ def _jobs(self: Evaluator, slot: _Slot, task: Task, cr: CompileResult, opts: dic
             out = slot.worker.run('cudarl_wb.benchmarker:judge_job', dict(lib=cr.lib_path, task=task, opts=o))
         return dataclasses.replace(out, extra={**out.extra, 'waited': waited})
     shared = sum(s.device == slot.device for s in self.slots) > 1
-    if checked is None and not (opts['time'] and shared):
-        return run(opts, slot.lock if opts['time'] or not shared else slot.lock.shared())
+    key = self._timing_key(slot, task, cr) if opts['time'] else None
+    known = self._known_timing(key)
+    if checked is None and known is None and not (opts['time'] and shared):
+        return self._remember(key, run(opts, slot.lock if opts['time'] or not shared else slot.lock.shared()))
+    first = None
     if checked is None:
         first = run({**opts, 'time': False}, slot.lock.shared())
         if first.status != 'ok' or first.value['verdict'] != 'correct': return first
         check, before = first.value, first.seconds
     else: check, before = _check_of(checked), 0.0
-    timed = run({**opts, 'check': False, 'seed': check['extra'].get('seed')}, slot.lock)
+    if known is not None:               # this very library was timed on this card: its check ran, its timing is reused
+        value = _merge_checked(check, known)
+        value['extra'].update(jobs=int(first is not None), seed=check['extra'].get('seed'))
+        return dataclasses.replace(first or JobOutcome('ok', extra={'waited': waited}), value=value, seconds=before)
+    timed = self._remember(key, run({**opts, 'check': False, 'seed': check['extra'].get('seed')}, slot.lock))
     if timed.status != 'ok': return timed
     return dataclasses.replace(timed, value=_merge_checked(check, timed.value), seconds=before + timed.seconds)
 
