@@ -1133,6 +1133,7 @@ def _job_result(self: Evaluator, slot: _Slot, task: Task, cr: CompileResult, tim
         secs['job'] = time.perf_counter() - t
         if 'queued' in secs:            # in a batch the wait for the card is queueing, not the job
             secs['job'] -= out.extra.get('waited', 0.0); secs['queued'] += out.extra.get('waited', 0.0)
+    if out.fatal: _start_early(slot)     # the worker is gone: its successor boots while the caller does other work
     r = self._result(task, cr, out, refs, peaks, slot, t0, time_it)
     r.extra['seconds'] = seconds_breakdown(secs, r.extra.pop('seconds', None), r.seconds)
     return r
