@@ -1185,9 +1185,9 @@ def _known_timing(self: Evaluator, key) -> dict | None:
         v = self._timings.get(key)
         if v is None: return None
         self._timings.move_to_end(key)
+    v = json.loads(json.dumps(v))        # a copy of its own for the caller
     extra = {k: x for k, x in v['extra'].items() if k not in ('seed', 'tolerance_ratio', 'threads_added', 'checked_before')}
-    return {**json.loads(json.dumps(v)), 'checks': [], 'extra': {**json.loads(json.dumps(extra)), 'timing_reused': True,
-                                                                'seconds': dict(load=0.0, correctness=0.0, timing=0.0)}}
+    return {**v, 'extra': {**extra, 'timing_reused': True, 'seconds': dict(load=0.0, correctness=0.0, timing=0.0)}}
 
 @patch
 def _remember(self: Evaluator, key, out: JobOutcome) -> JobOutcome:
@@ -1195,7 +1195,7 @@ def _remember(self: Evaluator, key, out: JobOutcome) -> JobOutcome:
     v = out.value if out.status == 'ok' else None
     if key is not None and v and v.get('verdict') == 'correct' and v.get('kernel_ms'):
         with self._timings_lock:
-            self._timings[key] = json.loads(json.dumps(v))
+            self._timings[key] = json.loads(json.dumps({**v, 'checks': []}))   # the timing, not the checks
             while len(self._timings) > TIMINGS_KEPT: self._timings.popitem(last=False)
     return out
 
@@ -1241,7 +1241,8 @@ def _jobs(self: Evaluator, slot: _Slot, task: Task, cr: CompileResult, opts: dic
     if known is not None:               # this very library was timed on this card: its check ran, its timing is reused
         value = _merge_checked(check, known)
         value['extra'].update(jobs=int(first is not None), seed=check['extra'].get('seed'))
-        return dataclasses.replace(first or JobOutcome('ok', extra={'waited': waited}), value=value, seconds=before)
+        done = first if first is not None else JobOutcome('ok', extra={'waited': waited})
+        return dataclasses.replace(done, value=value, seconds=before)
     timed = self._remember(key, run({**opts, 'check': False, 'seed': check['extra'].get('seed')}, slot.lock))
     if timed.status != 'ok': return timed
     return dataclasses.replace(timed, value=_merge_checked(check, timed.value), seconds=before + timed.seconds)
