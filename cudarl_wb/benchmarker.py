@@ -1186,7 +1186,7 @@ def _known_timing(self: Evaluator, key) -> dict | None:
         if v is None: return None
         self._timings.move_to_end(key)
     v = json.loads(json.dumps(v))        # a copy of its own for the caller
-    extra = {k: x for k, x in v['extra'].items() if k not in ('seed', 'tolerance_ratio', 'threads_added', 'checked_before')}
+    extra = {k: x for k, x in v['extra'].items() if k not in ('seed', 'threads_added')}   # of a job that did not run
     return {**v, 'extra': {**extra, 'timing_reused': True, 'seconds': dict(load=0.0, correctness=0.0, timing=0.0)}}
 
 @patch
