@@ -22,16 +22,19 @@ from _table import table
 
 
 def worker_bytes(tester, card: int) -> dict:
-    "Device bytes of each sandbox and reference worker on `card`, as NVML counts them: {'sandbox': [...], 'reference': [...]}."
+    "Device bytes of each sandbox, reference and spare worker on `card`, as NVML counts them: {'sandbox': [...], ...}."
     from cudarl_wb.benchmarker import card_process_bytes
     used = card_process_bytes(card)
     if used is None: raise RuntimeError(f'NVML cannot read the processes on card {card} (needs nvidia-ml-py)')
-    out, seen = {'sandbox': [], 'reference': []}, set()
+    out, seen = {'sandbox': [], 'reference': [], 'spare': []}, set()
     for s in tester.evaluator.slots:
         if s.device != f'cuda:{card}': continue
         for kind, w in (('sandbox', s.worker), ('reference', s.trusted)):   # a card's slots share its reference worker
             if w is not None and w.proc is not None and w.proc.pid in used and w.proc.pid not in seen:
                 seen.add(w.proc.pid); out[kind].append(used[w.proc.pid] or 0)
+    sp = tester.evaluator._spares.get(f'cuda:{card}')
+    if sp is not None and sp.worker is not None and sp.worker.proc is not None and sp.worker.proc.pid in used:
+        out['spare'].append(used[sp.worker.proc.pid] or 0)
     return out
 
 
@@ -64,11 +67,11 @@ def main(argv=None):
             per_card = {c: worker_bytes(tester, c) for c in cards}
             card = max(cards, key=lambda c: sum(map(sum, per_card[c].values())))    # the card that judged it
             mem = per_card[card]
-            total = sum(mem['sandbox']) + sum(mem['reference'])
+            total = sum(map(sum, mem.values()))
             check = memory_check(plan, {'evaluator': total}, card)
             rows.append(dict(task=t.name, card=card, task_gib=round(t.nbytes(t.timing_shape) / GIB, 3), verdict=rep.verdict.value,
                              kernel_ms=round(rep.bench.kernel_ms, 4) if rep.bench.kernel_ms else None,
-                             sandbox_gib=round(sum(mem['sandbox']) / GIB, 2), reference_gib=round(sum(mem['reference']) / GIB, 2),
+                             sandbox_gib=round(sum(mem['sandbox']) / GIB, 2), reference_gib=round(sum(mem['reference']) / GIB, 2), spare_gib=round(sum(mem['spare']) / GIB, 2),
                              measured_gib=round(total / GIB, 2), estimate_gib=round(check['memory/evaluator_estimate_gib'], 2),
                              ratio=round(check['memory/evaluator_ratio'], 2), seconds=round(time.perf_counter() - t0, 1)))
             print(rows[-1], flush=True)

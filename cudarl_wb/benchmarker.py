@@ -785,12 +785,16 @@ class _References:
         return self.worker
 
 # %% ../nbs/06_benchmarker.ipynb #0cd9e75c
+def _sandbox_worker(device, ev) -> Worker:
+    "An untrusted sandbox worker for `device`, as the evaluator's slots and spares use."
+    return Worker(_worker_device(device), ev.limits, preload=('torch', 'cudarl_wb.tasks', 'cudarl_wb.benchmarker'),
+                  selftest=ev._selftest(device))
+
 class _Slot:
     "A device with its sandbox worker, and the device's shared trusted worker (`refs`)."
     def __init__(self, device, ev, lock, refs: _References):
         self.device, self.ev, self.lock, self.busy, self.refs = device, ev, lock, threading.Lock(), refs
-        self.worker = Worker(_worker_device(device), ev.limits, preload=('torch', 'cudarl_wb.tasks', 'cudarl_wb.benchmarker'),
-                             selftest=ev._selftest(device))
+        self.worker = _sandbox_worker(device, ev)
 
     @property
     def trusted(self) -> Worker | None: return self.refs.worker
@@ -814,7 +818,8 @@ class Evaluator:
                  time_budget: float = 0.5, compile_threads: int | None = None, arch: str | None = None,
                  compile_flags: tuple = (), limits: SandboxLimits | None = None, reference_timing: bool = True,
                  torch_compile: bool | None = None, launch_errors: bool = True, selftest: bool = True, progress: bool = False,
-                 reference_cache: bool = True, timing: str = 'full', reuse_timings: bool = True):
+                 reference_cache: bool = True, timing: str = 'full', reuse_timings: bool = True,
+                 spare_workers: bool | None = None):
         self.devices = resolve_devices(devices)
         self.timing = timing_options(timing, time_budget)      # raises on an unknown mode
         self.limits = SandboxLimits.from_dict(limits.to_dict()) if limits else SandboxLimits(call_timeout=timeout)
@@ -833,6 +838,8 @@ class Evaluator:
         self._timings, self._timings_lock = collections.OrderedDict(), threading.Lock()   # see `_remember`
         self._warmed: set = set()      # tasks whose references `warm_references` compiled already
         self._background: ThreadPoolExecutor | None = None
+        spare = (lambda d: not _on_host(d)) if spare_workers is None else (lambda d: bool(spare_workers))
+        self._spares = {d: _Spare(d, self) for d in self.devices if spare(d)}   # see `_replace`
 
     def __enter__(self): return self
     def __exit__(self, *exc): self.close()
@@ -851,6 +858,7 @@ def _selftest(self: Evaluator, device):
 @patch
 def start(self: Evaluator, wait: bool = True):
     "Start every worker now, in parallel (otherwise each starts on its first job); `wait=False` returns while they boot."
+    for sp in self._spares.values(): sp.fill()
     if not wait:
         for s in self.slots: _start_early(s)
         return self
@@ -869,6 +877,13 @@ def start(self: Evaluator, wait: bool = True):
 def close(self: Evaluator):
     if self._background is not None: self._background.shutdown(wait=True)
     for s in self.slots: s.close()
+    for sp in self._spares.values(): sp.close()
+
+@patch(as_prop=True)
+def worker_pids(self: Evaluator) -> set[int]:
+    "The process ids of every running worker: the slots', the trusted ones, the spares."
+    ws = [w for s in self.slots for w in (s.worker, s.trusted)] + [sp.worker for sp in self._spares.values()]
+    return {w.proc.pid for w in ws if w is not None and w.proc is not None}
 
 @patch(as_prop=True)
 def confinement(self: Evaluator) -> dict:
@@ -1133,7 +1148,7 @@ def _job_result(self: Evaluator, slot: _Slot, task: Task, cr: CompileResult, tim
         secs['job'] = time.perf_counter() - t
         if 'queued' in secs:            # in a batch the wait for the card is queueing, not the job
             secs['job'] -= out.extra.get('waited', 0.0); secs['queued'] += out.extra.get('waited', 0.0)
-    if out.fatal: _start_early(slot)     # the worker is gone: its successor boots while the caller does other work
+    if out.fatal: self._replace(slot)    # the worker is gone: a spare steps in, or its successor boots meanwhile
     r = self._result(task, cr, out, refs, peaks, slot, t0, time_it)
     r.extra['seconds'] = seconds_breakdown(secs, r.extra.pop('seconds', None), r.seconds)
     return r
@@ -1145,6 +1160,7 @@ def _judge(self: Evaluator, slot: _Slot, task: Task, cr: CompileResult, time_it:
     secs, info, first = dict(secs or {}), {}, None
     q0 = secs.get('queued', 0.0)
     try:
+        if (sp := self._spares.get(slot.device)) is not None: sp.fill()
         t = time.perf_counter()
         slot.worker.start()
         secs['worker_start'] = time.perf_counter() - t
@@ -1281,6 +1297,48 @@ def _start_early(slot: _Slot):
     if w.alive or slot.busy.locked(): return
     try: w.start(wait=False)
     except (SandboxError, OSError): pass      # the judge's own start says what went wrong
+
+# %% ../nbs/06_benchmarker.ipynb #a9d0c102
+class _Spare:
+    "A card's one sandbox worker booted in reserve, for a slot whose worker a job ended (`hand_over`)."
+    def __init__(self, device, ev):
+        self.device, self.ev, self.worker, self.booted = device, ev, None, threading.Event()
+        self.closed, self.lock = False, threading.Lock()
+
+    def fill(self):
+        "Boot a spare on a background thread, unless one is booting or booted."
+        with self.lock:
+            if self.closed or self.worker is not None: return
+            self.worker, self.booted = w, booted = _sandbox_worker(self.device, self.ev), threading.Event()
+            like = next((s.worker for s in self.ev.slots if s.device == self.device and s.worker.selftest_passed), None)
+            if like is not None: w.limits, w.selftest_passed = like.limits, True    # as a restart of the slot's worker
+        def boot():
+            try: w.start()
+            except (SandboxError, OSError): pass      # `hand_over` finds it down, drops it and boots another
+            finally: booted.set()
+        threading.Thread(target=boot, name='cudarl-spare', daemon=True).start()
+
+    def hand_over(self, worker: Worker) -> bool:
+        "Give the booted spare's process to `worker` and boot a new spare; False (a spare still booting is kept) if none is ready."
+        with self.lock:
+            w = self.worker
+            if w is None or not self.booted.is_set(): return False
+            self.worker = None
+        taken = worker.adopt(w)
+        w.close()                       # empty once adopted; one that failed to boot goes
+        self.fill()
+        return taken
+
+    def close(self):
+        with self.lock: self.closed, w, self.worker = True, self.worker, None
+        if w is not None: w.close()     # waits for a boot in progress, then stops it
+
+# %% ../nbs/06_benchmarker.ipynb #a9d0c103
+@patch
+def _replace(self: Evaluator, slot: _Slot):
+    "After a job ended `slot`'s worker: the card's spare takes its place if it has booted, else the successor starts now."
+    sp = self._spares.get(slot.device)
+    if sp is None or not sp.hand_over(slot.worker): _start_early(slot)
 
 # %% ../nbs/06_benchmarker.ipynb #a53ea140
 @patch

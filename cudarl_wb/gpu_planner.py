@@ -769,7 +769,8 @@ def evaluator_loads(cfg: PlanConfig) -> list[Load]:
     return loads + [
             Load('evaluator', 'reference worker: bandwidth buffers, then reference tensors in the same blocks',
                  max(PEAKS_GIB, (TIMING_SETS + 1) * t), 'resident', 'evaluator-references'),
-            Load('evaluator', 'reference worker: L2 flush', FLUSH_GIB, 'resident', 'evaluator-references')]
+            Load('evaluator', 'reference worker: L2 flush', FLUSH_GIB, 'resident', 'evaluator-references'),
+            Load('evaluator', 'spare sandbox worker, booted for one that crashes: its context', 0.0, 'resident', 'evaluator-spare')]
 
 # %% ../nbs/01_gpu_planner.ipynb #3bbeb5e0
 def _fixed_uses(layout: Layout, inv: Inventory, m: ModelSpec, cfg: PlanConfig, dtype: str, kept: str | None = None) -> dict[str, CardUse]:

@@ -805,6 +805,23 @@ def standin_library() -> Path:
     "The stand-in candidates, built with the host compiler."
     return build_host_library(STANDINS_C, 'standins')
 
+# %% ../nbs/05_sandbox.ipynb #a9d0c002
+@patch
+def adopt(self: Worker, spare: Worker) -> bool:
+    "Stop this worker's process and take over `spare`'s, booted and ready; False (nothing changed) if it is not ready or is booting."
+    if not spare._lock.acquire(blocking=False): return False        # booting on another thread
+    try:
+        if not (spare.alive and spare.hello): return False
+        with self._lock:
+            self._kill(); self._cleanup()
+            for k in ('proc', 'base', 'scratch', 'log_path', '_to', '_from', 'hello', 'jobs_done', '_t_spawn', 'limits'):
+                setattr(self, k, getattr(spare, k))
+            self.starts, self.selftest_passed = self.starts + 1, True
+            self.notes += [n for n in spare.notes if n not in self.notes]
+        spare.proc = spare.base = spare.hello = spare._to = spare._from = None   # its close() must not touch them now
+        return True
+    finally: spare._lock.release()
+
 # %% ../nbs/05_sandbox.ipynb #392b6644
 def probe_confinement(device: str = 'cpu', limits: SandboxLimits | None = None) -> dict:
     "Start a throw-away worker with every layer asked for; return which took effect on this machine."

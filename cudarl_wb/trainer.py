@@ -448,7 +448,7 @@ def peak_memory(device, into: dict, key: str):
 def worker_device_bytes(tester, device) -> int | None:
     "Device memory the Tester's sandbox workers hold on `device`'s card as NVML counts it (None where it cannot tell)."
     if torch.device(device).type != 'cuda' or tester.mode != 'full': return None
-    pids = {w.proc.pid for s in tester.evaluator.slots for w in (s.worker, s.trusted) if w is not None and w.proc is not None}
+    pids = tester.evaluator.worker_pids          # the slots', the trusted and the spare workers
     from cudarl_wb.benchmarker import card_process_bytes
     used = card_process_bytes(torch.device(device).index or 0)
     if used is None: return None
