@@ -181,13 +181,14 @@ def main():
         jb = judging_breakdown(bs)
         parts.append({'way': way, **{k: round(jb[k] / max(1, args.steps), 3) for k in SECONDS_PARTS},
                       'evaluations': round(jb['judged'] / max(1, args.steps), 1), 'cached_builds': round(jb['cache_hits'] / max(1, args.steps), 1),
-                      'reused_timings': round(jb['timings_reused'] / max(1, args.steps), 1)})
+                      'reused_timings': round(jb['timings_reused'] / max(1, args.steps), 1),
+                      'workers_ended': round(jb['workers_ended'] / max(1, args.steps), 1), 'spares_used': round(jb['spares_used'] / max(1, args.steps), 1)})
     cpu = [{'way': way, **{k: round(statistics.fmean(m[f'cpu/{k}_s'] for m in ms), 1) if all(m[f'cpu/{k}_s'] is not None for m in ms) else None
                            for k in ('trainer', 'tools', 'workers')}} for way, ms in steps.items()]
     print('CPU-seconds a step (means), by whom: this process, the subprocesses it waited for (nvcc ...), the live workers under it:')
     table(cpu, ['way', 'trainer', 'tools', 'workers'])
     print('where the judging went, seconds per step summed over its evaluations (parts that overlap add up past the wall time):')
-    table(parts, ['way', *SECONDS_PARTS, 'evaluations', 'cached_builds', 'reused_timings'])
+    table(parts, ['way', *SECONDS_PARTS, 'evaluations', 'cached_builds', 'reused_timings', 'workers_ended', 'spares_used'])
     memory = {k: v for k, v in steps['pipelined'][-1].items() if k.startswith('memory/')}
     if memory: print('memory, last step: ' + ', '.join(f'{k[7:]} {v:.2f}' for k, v in memory.items() if v is not None))
     name = f"step_split_{args.preset}{'' if trainer.mode == 'full' else '_cpu'}.json"

@@ -17,15 +17,15 @@ from .tasks import *
 from .sandbox import *
 
 # %% auto #0
-__all__ = ['GUARD_BYTES', 'LAUNCH_ERROR_HELPER', 'TIMING_MODES', 'TRIAL_PLAN', 'BUSY_FRACTION', 'SECONDS_PARTS', 'TIMINGS_KEPT',
-           'unit_roundoff', 'output_scale', 'allowed_error', 'magnitude_reference', 'compare', 'Guarded', 'poison',
-           'same_bits', 'launch_error_helper', 'KernelLauncher', 'Timing', 'time_calls', 'timing_options', 'wall_time',
-           'draw_inputs', 'exact_reference', 'card_process_bytes', 'process_device_bytes', 'judge_job', 'reference_job',
-           'peaks_job', 'selftest_job', 'credible_peaks', 'resolve_devices', 'DeviceLock', 'Evaluator',
-           'library_sha256', 'library_versions', 'reference_key', 'reference_entry', 'read_entry',
-           'reference_compile_job', 'seconds_breakdown', 'judging_breakdown', 'roofline', 'compile_only', 'summarize',
-           'evaluate', 'plot_roofline', 'c_candidate', 'evaluation_devices', 'eval_request', 'serve_evaluator',
-           'shared_request', 'serve_shared', 'SharedEvaluator']
+__all__ = ['GUARD_BYTES', 'LAUNCH_ERROR_HELPER', 'TIMING_MODES', 'TRIAL_PLAN', 'BUSY_FRACTION', 'SECONDS_PARTS', 'JUDGING_COUNTS',
+           'TIMINGS_KEPT', 'unit_roundoff', 'output_scale', 'allowed_error', 'magnitude_reference', 'compare',
+           'Guarded', 'poison', 'same_bits', 'launch_error_helper', 'KernelLauncher', 'Timing', 'time_calls',
+           'timing_options', 'wall_time', 'draw_inputs', 'exact_reference', 'card_process_bytes',
+           'process_device_bytes', 'judge_job', 'reference_job', 'peaks_job', 'selftest_job', 'credible_peaks',
+           'resolve_devices', 'DeviceLock', 'Evaluator', 'library_sha256', 'library_versions', 'reference_key',
+           'reference_entry', 'read_entry', 'reference_compile_job', 'seconds_breakdown', 'judging_breakdown',
+           'roofline', 'compile_only', 'summarize', 'evaluate', 'plot_roofline', 'c_candidate', 'evaluation_devices',
+           'eval_request', 'serve_evaluator', 'shared_request', 'serve_shared', 'SharedEvaluator']
 
 # %% ../nbs/06_benchmarker.ipynb #30faeef6
 def unit_roundoff(dtype) -> float:
@@ -1116,14 +1116,16 @@ def seconds_breakdown(parent: dict, worker: dict | None, total: float) -> dict:
     return out
 
 # %% ../nbs/06_benchmarker.ipynb #ee3c2b33
+JUDGING_COUNTS = {'cache_hits': 'cache_hit', 'timings_reused': 'timing_reused', 'workers_ended': 'worker_ended', 'spares_used': 'spare_took_over'}
+
 def judging_breakdown(results) -> dict:
-    "Each part of `SECONDS_PARTS` summed over `results` (BenchResults), with the count judged, the builds found cached and the timings reused."
-    sums, n, hits, reused = dict.fromkeys(SECONDS_PARTS, 0.0), 0, 0, 0
+    "Each part of `SECONDS_PARTS` summed over `results` (BenchResults), the count judged, and how many have each mark of `JUDGING_COUNTS`."
+    sums, counts, n = dict.fromkeys(SECONDS_PARTS, 0.0), dict.fromkeys(JUDGING_COUNTS, 0), 0
     for r in results:
-        secs = r.extra.get('seconds') or {}
-        n, hits, reused = n + 1, hits + bool(r.extra.get('cache_hit')), reused + bool(r.extra.get('timing_reused'))
+        secs, n = r.extra.get('seconds') or {}, n + 1
         for k in SECONDS_PARTS: sums[k] += float(secs.get(k, 0.0))
-    return {**{k: round(v, 6) for k, v in sums.items()}, 'judged': n, 'cache_hits': hits, 'timings_reused': reused}
+        for k, mark in JUDGING_COUNTS.items(): counts[k] += bool(r.extra.get(mark))
+    return {**{k: round(v, 6) for k, v in sums.items()}, 'judged': n, **counts}
 
 # %% ../nbs/06_benchmarker.ipynb #8c21050a
 @patch
@@ -1148,8 +1150,9 @@ def _job_result(self: Evaluator, slot: _Slot, task: Task, cr: CompileResult, tim
         secs['job'] = time.perf_counter() - t
         if 'queued' in secs:            # in a batch the wait for the card is queueing, not the job
             secs['job'] -= out.extra.get('waited', 0.0); secs['queued'] += out.extra.get('waited', 0.0)
-    if out.fatal: self._replace(slot)    # the worker is gone: a spare steps in, or its successor boots meanwhile
+    took = self._replace(slot) if out.fatal else False   # the worker is gone: a spare steps in, or its successor boots
     r = self._result(task, cr, out, refs, peaks, slot, t0, time_it)
+    if out.fatal: r.extra.update(worker_ended=True, spare_took_over=took)
     r.extra['seconds'] = seconds_breakdown(secs, r.extra.pop('seconds', None), r.seconds)
     return r
 
@@ -1335,10 +1338,11 @@ class _Spare:
 
 # %% ../nbs/06_benchmarker.ipynb #a9d0c103
 @patch
-def _replace(self: Evaluator, slot: _Slot):
-    "After a job ended `slot`'s worker: the card's spare takes its place if it has booted, else the successor starts now."
+def _replace(self: Evaluator, slot: _Slot) -> bool:
+    "After a job ended `slot`'s worker: the card's spare takes its place if it has booted (True), else the successor starts now."
     sp = self._spares.get(slot.device)
-    if sp is None or not sp.hand_over(slot.worker): _start_early(slot)
+    if sp is not None and sp.hand_over(slot.worker): return True
+    _start_early(slot); return False
 
 # %% ../nbs/06_benchmarker.ipynb #a53ea140
 @patch

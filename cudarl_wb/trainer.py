@@ -770,7 +770,9 @@ def run_summary(final: dict, mode: str) -> str:
         lines.append(f"per step on {final['device_name']}: {mean('step_s'):.1f} s: rollout {mean('rollout_s'):.1f}, judging "
                      f"{mean('evaluation_s'):.1f} ({mean('judging_hidden_s'):.1f} hidden under generation), update {mean('update_s'):.1f}; "
                      f"generation {mean('tokens_per_s'):.0f} tokens/s")
-        parts = ', '.join(f"{k} {mean(f'judged/{k}'):.1f}" for k in ('nvcc', 'compile', 'queued', 'references', 'correctness', 'timing')
+        parts = ', '.join(f"{k} {mean(f'judged/{k}'):.1f}" for k in ('nvcc', 'compile', 'queued', 'worker_start', 'references', 'correctness', 'timing')
                           if any(h.get(f'judged/{k}') for h in steps))
         if parts: lines.append(f"judging's worker seconds per step: {parts}; timing window {mean('timing_window_s'):.1f} s")
+        if any(h.get('judged/workers_ended') for h in steps):
+            lines.append(f"workers a job ended, per step: {mean('judged/workers_ended'):.1f}, {mean('judged/spares_used'):.1f} of them replaced by a booted spare")
     return '\n'.join(lines)
