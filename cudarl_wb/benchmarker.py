@@ -1315,6 +1315,7 @@ class _Spare:
             self.worker, self.booted = w, booted = _sandbox_worker(self.device, self.ev), threading.Event()
             like = next((s.worker for s in self.ev.slots if s.device == self.device and s.worker.selftest_passed), None)
             if like is not None: w.limits, w.selftest_passed = like.limits, True    # as a restart of the slot's worker
+            w.limits = SandboxLimits.from_dict({**w.limits.to_dict(), 'fallback': False})   # a spare never weakens its sandbox
         def boot():
             try: w.start()
             except (SandboxError, OSError): pass      # `hand_over` finds it down, drops it and boots another

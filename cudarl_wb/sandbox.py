@@ -814,8 +814,9 @@ def adopt(self: Worker, spare: Worker) -> bool:
         if not (spare.alive and spare.hello): return False
         with self._lock:
             self._kill(); self._cleanup()
-            for k in ('proc', 'base', 'scratch', 'log_path', '_to', '_from', 'hello', 'jobs_done', '_t_spawn', 'limits'):
+            for k in ('proc', 'base', 'scratch', 'log_path', '_to', '_from', 'hello', 'jobs_done', '_t_spawn'):
                 setattr(self, k, getattr(spare, k))
+            self.limits = SandboxLimits.from_dict({**spare.limits.to_dict(), 'fallback': self.limits.fallback})   # as it started
             self.starts, self.selftest_passed = self.starts + 1, True
             self.notes += [n for n in spare.notes if n not in self.notes]
         spare.proc = spare.base = spare.hello = spare._to = spare._from = None   # its close() must not touch them now
