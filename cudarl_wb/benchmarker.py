@@ -1150,9 +1150,9 @@ def _job_result(self: Evaluator, slot: _Slot, task: Task, cr: CompileResult, tim
         secs['job'] = time.perf_counter() - t
         if 'queued' in secs:            # in a batch the wait for the card is queueing, not the job
             secs['job'] -= out.extra.get('waited', 0.0); secs['queued'] += out.extra.get('waited', 0.0)
-    took = self._replace(slot) if out.fatal else False   # the worker is gone: a spare steps in, or its successor boots
     r = self._result(task, cr, out, refs, peaks, slot, t0, time_it)
-    if out.fatal: r.extra.update(worker_ended=True, spare_took_over=took)
+    # the worker is gone: a spare steps in, or its successor boots while the caller goes on
+    if out.fatal: r.extra.update(worker_ended=True, spare_took_over=self._replace(slot))
     r.extra['seconds'] = seconds_breakdown(secs, r.extra.pop('seconds', None), r.seconds)
     return r
 
@@ -1314,8 +1314,9 @@ class _Spare:
             if self.closed or self.worker is not None: return
             self.worker, self.booted = w, booted = _sandbox_worker(self.device, self.ev), threading.Event()
             like = next((s.worker for s in self.ev.slots if s.device == self.device and s.worker.selftest_passed), None)
-            if like is not None: w.limits, w.selftest_passed = like.limits, True    # as a restart of the slot's worker
-            w.limits = SandboxLimits.from_dict({**w.limits.to_dict(), 'fallback': False})   # a spare never weakens its sandbox
+            w.selftest_passed = like is not None                 # as a restart of the slot's worker, once one passed
+            # the slot's settled limits, and a spare never weakens its sandbox to start
+            w.limits = SandboxLimits.from_dict({**(like or w).limits.to_dict(), 'fallback': False})
         def boot():
             try: w.start()
             except (SandboxError, OSError): pass      # `hand_over` finds it down, drops it and boots another
