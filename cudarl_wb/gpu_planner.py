@@ -485,6 +485,7 @@ def activation_gib(m: ModelSpec, micro_batch: int, seq_len: int, dtype: str = 'b
     "Peak training activations of one micro-batch: kept layer inputs, one layer's working set, logits."
     b, tokens = DTYPE_BYTES[dtype], micro_batch * seq_len
     layer = (6 * m.hidden + 2 * m.kv_heads * m.hd + 4 * m.intermediate) * tokens * b
+    layer += (2 * 4 * m.hidden + (m.heads + m.kv_heads) * m.hd * b) * tokens   # the two norms' fp32 inputs, the rotated q and k
     kept = m.layers * m.hidden * tokens * b if checkpointing else m.layers * layer
     return {'activations': (kept + 2 * layer) / GIB, 'logits': tokens * m.vocab * (b + 8) / GIB}
 

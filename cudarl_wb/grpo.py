@@ -112,6 +112,7 @@ class Sample:
     reward: float
     group: int
     turn: int = 0
+    def __len__(self): return len(self.prompt_ids) + len(self.response_ids)   # its tokens in a forward pass
 
 # %% ../nbs/13_grpo.ipynb #3c8acc4a
 def _credits(ep, credit: str, gamma: float) -> list[float]:
@@ -175,6 +176,7 @@ class StepConfig(Record):
     loss_mode: str = option('token', 'how per-token losses are averaged', choices=['token', 'sequence', 'dr_grpo'])
     epochs: int = option(1, 'passes over each batch')
     micro_batch: int = option(8, 'turns per forward pass (gradients accumulate)')
+    max_tokens: int | None = option(None, "padded tokens per pass, turns packed longest first within it (0, None: micro_batch turns a pass)")
     max_grad_norm: float = option(1.0, 'gradient clip')
     temperature: float = option(0.8, "the group's sampling temperature")
     min_pass_rate: float = option(0.0, "train on a task's group only while its pass rate is above this (with the defaults 0 and 1: every task)")
@@ -215,7 +217,7 @@ def grpo_step(models, optimizers: dict, samples: list[Sample], hp: StepConfig, p
             model.train()
             for epoch in range(hp.epochs if mine else 0):
                 opt.zero_grad(set_to_none=True)
-                for idx in micro_batches(len(mine), hp.micro_batch, shuffle=epoch > 0):
+                for idx in micro_batches([len(s) for s in mine], hp.micro_batch, hp.max_tokens, shuffle=epoch > 0):
                     ids, att, resp = pad_samples([mine[j] for j in idx], pad_id, device)
                     with autocast(): logp, ent = token_logprobs(model, ids, att, resp, hp.temperature)
                     mask, width = resp[:, 1:], ids.shape[1] - 1
@@ -237,31 +239,36 @@ def grpo_step(models, optimizers: dict, samples: list[Sample], hp: StepConfig, p
     return metrics
 
 # %% ../nbs/13_grpo.ipynb #dd1b8730
-def _batched_logprobs(model, samples, pad_id, device, micro_batch, temperature, autocast, grad=False):
-    out = []
-    for i in range(0, len(samples), micro_batch):
-        ids, att, resp = pad_samples(samples[i:i + micro_batch], pad_id, device)
+def _batched_logprobs(model, samples, pad_id, device, micro_batch, temperature, autocast, grad=False, max_tokens=None):
+    out = [None] * len(samples)
+    for idx in micro_batches([len(s) for s in samples], micro_batch, max_tokens):
+        ids, att, resp = pad_samples([samples[j] for j in idx], pad_id, device)
         with torch.set_grad_enabled(grad), autocast():
             lp, _ = token_logprobs(model, ids, att, resp, temperature)
-        out.extend(lp[j, :int(att[j].sum()) - 1].float().cpu() for j in range(len(lp)))
+        for r, j in enumerate(idx): out[j] = lp[r, :int(att[r].sum()) - 1].float().cpu()
     return out
 
 def frozen_logprobs(model, samples, hp, pad_id, device='cpu', reference=None, autocast=contextlib.nullcontext):
     "`(old, ref)`: each sample's token log-probs under `model` as it is and under `reference` (None without one), no gradients."
     if not samples: return [], None
     model.eval()   # no dropout in the old/ref passes
-    lp = lambda m: _batched_logprobs(m, samples, pad_id, device, hp.micro_batch, hp.temperature, autocast)
+    lp = lambda m: _batched_logprobs(m, samples, pad_id, device, hp.micro_batch, hp.temperature, autocast, max_tokens=hp.max_tokens)
     if reference is None: return lp(model), None
     if callable(getattr(reference, '__enter__', None)):          # LoRA: the base, adapters off
         with reference as ref_model: return lp(model), lp(ref_model)
     return lp(model), lp(reference)
 
 # %% ../nbs/13_grpo.ipynb #4af7f473
-def micro_batches(n: int, size: int, shuffle: bool = False) -> list[list[int]]:
-    "The indices `0..n-1` in chunks of `size`, shuffled first when `shuffle`."
-    order = list(range(n))
-    if shuffle: random.shuffle(order)
-    return [order[i:i + size] for i in range(0, n, size)]
+def micro_batches(lengths: list[int], size: int, max_tokens: int | None = None, shuffle: bool = False) -> list[list[int]]:
+    "Indices into `lengths` in chunks: `size` at a time, or with `max_tokens` longest first while rows × width fit it."
+    if not max_tokens: order = list(range(len(lengths))); chunks = [order[i:i + size] for i in range(0, len(order), size)]
+    else:
+        chunks = []
+        for j in sorted(range(len(lengths)), key=lambda j: -lengths[j]):   # the chunk's first row is its widest
+            if chunks and (len(chunks[-1]) + 1) * lengths[chunks[-1][0]] <= max_tokens: chunks[-1].append(j)
+            else: chunks.append([j])                                       # a turn over the budget gets a pass alone
+    if shuffle: random.shuffle(chunks)
+    return chunks
 
 def padded(rows, idx, width: int, device='cpu'):
     "The rows `idx` of `rows` (1-d tensors) stacked and right-padded with zeros to `width`; None for None."

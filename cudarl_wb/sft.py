@@ -63,7 +63,7 @@ SFT_PRESETS = {
     'small': SFTConfig(procedural={'elementwise': 8000, 'rowreduce': 2500, 'broadcast': 2500}, builtin_variants=2,
                        repair_pairs=400, learning_rate=1e-3, min_lr_ratio=0.05, warmup_steps=40, batch_size=16, grad_accum=2,
                        weight_decay=0.01, max_length=1024, max_length_optimizer=2048, time_budget_s=600.0,
-                       steps={'generator': 1225, 'optimizer': 260}, eval_every=200, stop_compile=1.0, min_entropy=0.005,
+                       steps={'generator': 1225, 'optimizer': 260}, eval_every=200, stop_compile=1.0, stop_correct=1.0, min_entropy=0.005,
                        probe={'elementwise': 4, 'rowreduce': 2, 'broadcast': 2},
                        save_every_s=120.0, eval_procedural={'elementwise': 40, 'rowreduce': 20, 'broadcast': 20}, eval_repair=24),
 }

@@ -25,8 +25,8 @@ from .grpo import Sample, StepConfig, samples_of, grpo_step, _batched_logprobs, 
 # %% auto #0
 __all__ = ['RECIPES', 'GRPOConfig', 'heldout_compositions', 'training_tasks', 'split_line', 'episode_metrics', 'save_agents',
            'GRPOTrainer', 'sft_overrides', 'overlap_s', 'Pipeline', 'warm_in_background', 'peak_memory',
-           'worker_device_bytes', 'judged_parts', 'eval_score', 'lr_scale', 'plot_training', 'train_args',
-           'train_defaults', 'builtin_plan', 'plan_tester', 'oom_message', 'train_command', 'run_summary']
+           'worker_device_bytes', 'judged_parts', 'update_config', 'eval_score', 'lr_scale', 'plot_training',
+           'train_args', 'train_defaults', 'builtin_plan', 'plan_tester', 'oom_message', 'train_command', 'run_summary']
 
 # %% ../nbs/14_trainer.ipynb #f5d0e71d
 @dataclass
@@ -67,6 +67,8 @@ class GRPOConfig(StepConfig):
 
     @property
     def steps(self) -> int: return max(1, math.ceil(self.num_episodes / (self.batch_size * self.group_size)))
+    @property
+    def seq_len(self) -> int: return 1024 + self.max_new_tokens   # the turn the planner sizes: a 1,024-token prompt and the longest answer
 
 # %% ../nbs/14_trainer.ipynb #0e255953
 @patch
@@ -470,6 +472,11 @@ def _in_band(episodes, cfg) -> list:
     keep = set(informative_tasks(pass_rates(episodes), cfg.min_pass_rate, cfg.max_pass_rate))
     return [ep for ep in episodes if ep.task in keep]
 
+# %% ../nbs/14_trainer.ipynb #c7a1e102
+def update_config(cfg: GRPOConfig) -> StepConfig:
+    "`cfg` for `grpo_step`: its passes packed within the tokens the plan gives the activations, unless `max_tokens` is set."
+    return cfg if cfg.max_tokens is not None else dataclasses.replace(cfg, max_tokens=cfg.micro_batch * cfg.seq_len)
+
 # %% ../nbs/14_trainer.ipynb #0f4a8d6f
 @patch
 def train_step(self: GRPOTrainer) -> dict:
@@ -486,7 +493,7 @@ def train_step(self: GRPOTrainer) -> dict:
     metrics['tasks_out_of_band'] = len({ep.task for ep in episodes} - {ep.task for ep in trained})
     samples = [s for ss in samples_of(trained, cfg.credit, cfg.gamma).values() for s in ss]
     with peak_memory(self.device, memory, 'train'):
-        metrics.update(grpo_step(self.models, self.optimizers, samples, cfg, self.pad_id, self.device, self._reference_for, self._autocast))
+        metrics.update(grpo_step(self.models, self.optimizers, samples, update_config(cfg), self.pad_id, self.device, self._reference_for, self._autocast))
     for ep in episodes:
         b = ep.best.report if ep.turns else None
         if b is not None: self.curriculum.record(ep.task, b.verdict.compiled, b.verdict.correct if self.mode == 'full' else None,
@@ -708,7 +715,7 @@ def builtin_plan(cfg: GRPOConfig):
     from cudarl_wb.gpu_planner import plan_training
     return plan_training(_plan_target(cfg), lora=_trains_lora(cfg),
                          rollout_batch=cfg.batch_size, group_size=cfg.group_size,   # tasks; the planner multiplies by the group
-                         seq_len=1024 + cfg.max_new_tokens, micro_batch=cfg.micro_batch, gradient_checkpointing=False,
+                         seq_len=cfg.seq_len, micro_batch=cfg.micro_batch, gradient_checkpointing=False,
                          timing_gib=_timing_gib(cfg), evaluator_workers=cfg.eval_workers, backend='builtin')
 
 def plan_tester(plan, cfg: GRPOConfig, timing: str | None = None) -> Tester:
