@@ -188,6 +188,9 @@ def verl_overrides(plan, cfg, model_path: str, files: dict, loop_yaml, max_promp
               'actor_rollout_ref.rollout.agent.agent_loop_config_path': str(loop_yaml),
               'actor_rollout_ref.rollout.agent.default_agent_loop': AGENT_NAME,
               'trainer.logger': '[console,file]', 'trainer.project_name': 'cudarl-wb', **_run_settings(cfg, gpus * plan.inventory.nodes, micro, lr_mode)})
+    if cfg.max_tokens:   # packed by tokens (`use_dynamic_bsz`); the log-prob passes take the actor's budget
+        s.update({'actor_rollout_ref.actor.use_dynamic_bsz': True,
+                  'actor_rollout_ref.actor.ppo_max_token_len_per_gpu': max(cfg.max_tokens, max_prompt_length + response)})
     fmt = lambda v: str(v).lower() if isinstance(v, bool) else str(v)
     attn = 'flash_attention_2' if importlib.util.find_spec('flash_attn') else 'sdpa'    # verl's default needs flash-attn
     return ([f'{k}={fmt(v)}' for k, v in s.items() if v is not None] + reward_overrides(cfg.reward_preset)
