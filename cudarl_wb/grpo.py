@@ -112,7 +112,8 @@ class Sample:
     reward: float
     group: int
     turn: int = 0
-    def __len__(self): return len(self.prompt_ids) + len(self.response_ids)   # its tokens in a forward pass
+    @property
+    def tokens(self) -> int: return len(self.prompt_ids) + len(self.response_ids)   # its width in a forward pass
 
 # %% ../nbs/13_grpo.ipynb #3c8acc4a
 def _credits(ep, credit: str, gamma: float) -> list[float]:
@@ -217,7 +218,7 @@ def grpo_step(models, optimizers: dict, samples: list[Sample], hp: StepConfig, p
             model.train()
             for epoch in range(hp.epochs if mine else 0):
                 opt.zero_grad(set_to_none=True)
-                for idx in micro_batches([len(s) for s in mine], hp.micro_batch, hp.max_tokens, shuffle=epoch > 0):
+                for idx in micro_batches([s.tokens for s in mine], hp.micro_batch, hp.max_tokens, shuffle=epoch > 0):
                     ids, att, resp = pad_samples([mine[j] for j in idx], pad_id, device)
                     with autocast(): logp, ent = token_logprobs(model, ids, att, resp, hp.temperature)
                     mask, width = resp[:, 1:], ids.shape[1] - 1
@@ -241,7 +242,7 @@ def grpo_step(models, optimizers: dict, samples: list[Sample], hp: StepConfig, p
 # %% ../nbs/13_grpo.ipynb #dd1b8730
 def _batched_logprobs(model, samples, pad_id, device, micro_batch, temperature, autocast, grad=False, max_tokens=None):
     out = [None] * len(samples)
-    for idx in micro_batches([len(s) for s in samples], micro_batch, max_tokens):
+    for idx in micro_batches([s.tokens for s in samples], micro_batch, max_tokens):
         ids, att, resp = pad_samples([samples[j] for j in idx], pad_id, device)
         with torch.set_grad_enabled(grad), autocast():
             lp, _ = token_logprobs(model, ids, att, resp, temperature)
@@ -261,10 +262,10 @@ def frozen_logprobs(model, samples, hp, pad_id, device='cpu', reference=None, au
 # %% ../nbs/13_grpo.ipynb #4af7f473
 def micro_batches(lengths: list[int], size: int, max_tokens: int | None = None, shuffle: bool = False) -> list[list[int]]:
     "Indices into `lengths` in chunks: `size` at a time, or with `max_tokens` longest first while rows × width fit it."
-    if not max_tokens: order = list(range(len(lengths))); chunks = [order[i:i + size] for i in range(0, len(order), size)]
+    n, chunks = len(lengths), []
+    if not max_tokens: chunks = [list(range(i, min(i + size, n))) for i in range(0, n, size)]
     else:
-        chunks = []
-        for j in sorted(range(len(lengths)), key=lambda j: -lengths[j]):   # the chunk's first row is its widest
+        for j in sorted(range(n), key=lambda j: -lengths[j]):   # the chunk's first row is its widest
             if chunks and (len(chunks[-1]) + 1) * lengths[chunks[-1][0]] <= max_tokens: chunks[-1].append(j)
             else: chunks.append([j])                                       # a turn over the budget gets a pass alone
     if shuffle: random.shuffle(chunks)
