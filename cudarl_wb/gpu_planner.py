@@ -21,9 +21,9 @@ __all__ = ['GIB', 'CARDS', 'BUILTIN_MODELS', 'DEFAULT_MODEL', 'CONTEXT_GIB', 'HE
            'builtin_model', 'model_from_config', 'resolve_model', 'weights_gib', 'activation_gib', 'PlanConfig', 'Load',
            'CardUse', 'learner_loads', 'valid_tp', 'rollout_fixed_loads', 'hf_workspace_gib', 'kv_gib_per_sequence',
            'Group', 'Layout', 'split_layout', 'hybrid_layout', 'candidate_layouts', 'builtin_layout',
-           'colocated_layout', 'Problem', 'Placement', 'evaluator_loads', 'evaluate_layout', 'PlanError',
-           'resolve_dtype', 'Plan', 'compile_workers', 'plan_training', 'suggest_fixes', 'plan_args', 'plan_command',
-           'memory_check']
+           'colocated_layout', 'Problem', 'Placement', 'evaluator_loads', 'fused_weights_gib', 'evaluate_layout',
+           'PlanError', 'resolve_dtype', 'Plan', 'compile_workers', 'plan_training', 'suggest_fixes', 'plan_args',
+           'plan_command', 'memory_check']
 
 # %% ../nbs/01_gpu_planner.ipynb #030809ab
 GIB = 2**30
@@ -512,8 +512,15 @@ class PlanConfig(Record):
     evaluator_workers: int = 1           # sandbox workers per benchmark card
     backend: str = option('verl', "the trainer: verl (rollout, learners and evaluation on cards of their own) or builtin "
                           "(one process on one card; every other card judges)", choices=['verl', 'builtin'])
+    adapted: bool = False            # with lora False: each agent's own whole copy stays frozen and trains a LoRA adapter
+    reference: bool = True           # a frozen reference policy for the KL term (False: the loss has none, beta 0)
     @property
     def conversations(self) -> int: return self.rollout_batch * self.group_size
+    @property
+    def training(self) -> str:
+        "What the agents train, in words."
+        if self.adapted: return f"LoRA r{self.lora_rank} on each agent's own copy"
+        return f'LoRA r{self.lora_rank}' + (f' on a {self.quant} base' if self.quant != 'none' else '') if self.lora else 'full fine-tuning'
 
 # %% ../nbs/01_gpu_planner.ipynb #f7854ced
 @patch
@@ -525,6 +532,7 @@ def check(self: PlanConfig):
         raise ValueError(f'a {self.quant} base is frozen: it needs LoRA (drop --full-finetune or --quant)')
     if self.engine not in ('auto', 'vllm', 'hf', 'ours'): raise ValueError(f'engine {self.engine!r}: use auto, vllm, hf or ours')
     if self.backend not in ('verl', 'builtin'): raise ValueError(f'backend {self.backend!r}: use verl or builtin')
+    if self.adapted and self.lora: raise ValueError('adapted means LoRA on whole copies (lora False); with lora True the agents share one base')
     if self.backend == 'builtin' and self.engine in ('vllm', 'ours'):
         raise ValueError('the built-in trainer generates in its own process (engine hf), not with vLLM or rollout servers')
     for k in ('lora_rank', 'rollout_batch', 'group_size', 'seq_len', 'micro_batch', 'evaluator_workers'):
@@ -583,11 +591,14 @@ def learner_loads(m: ModelSpec, cfg: PlanConfig, dtype: str, agents: list[str], 
             loads.append(Load(a, f'LoRA r{cfg.lora_rank} + grads + Adam', 16 * m.lora_params(cfg.lora_rank) / GIB / k, 'resident', process))
         loads.append(Load('reference', 'the base with adapters off', 0.0, 'resident', process))
     else:
+        shard = f' / {k} FSDP' if k > 1 else ''
         for a in agents:
-            loads.append(Load(a, 'weights, grads, fp32 master, Adam (16 B/param)' + (f' / {k} FSDP' if k > 1 else ''),
-                              16 * m.params / GIB / k, 'resident', process))
-        loads.append(Load('reference', f'frozen base ({kept})' + (f' / {k}' if k > 1 else ''),
-                          weights_gib(m, kept) / k, 'resident', process))
+            if cfg.adapted:
+                loads.append(Load(a, f'its own copy ({kept}, frozen){shard}', weights_gib(m, kept) / k, 'resident', process))
+                loads.append(Load(a, f'LoRA r{cfg.lora_rank} + grads + Adam', 16 * m.lora_params(cfg.lora_rank) / GIB / k, 'resident', process))
+            else: loads.append(Load(a, f'weights, grads, fp32 master, Adam (16 B/param){shard}', 16 * m.params / GIB / k, 'resident', process))
+        if cfg.reference: loads.append(Load('reference', f'frozen base ({kept}){shard}', weights_gib(m, kept) / k, 'resident', process))
+        else: loads.append(Load('reference', 'none: no KL term', 0.0, 'resident', process))
     act = activation_gib(m, cfg.micro_batch, cfg.seq_len, dtype, cfg.gradient_checkpointing)
     how = 'checkpointed' if cfg.gradient_checkpointing else 'every layer kept'
     loads.append(Load(lead, f'activations ({cfg.micro_batch}×{cfg.seq_len} tokens, {how})', act['activations'], 'train', process))
@@ -791,11 +802,19 @@ def _fixed_uses(layout: Layout, inv: Inventory, m: ModelSpec, cfg: PlanConfig, d
                 else: uses[key].loads += evaluator_loads(cfg)
     return uses
 
+# %% ../nbs/01_gpu_planner.ipynb #a7c30e02
+def fused_weights_gib(m: ModelSpec, cfg: PlanConfig, dtype: str) -> float:
+    "The fused decode step's own copy of one agent's weights: every linear map with adapters merged, else q/k/v and gate/up concatenated."
+    if cfg.lora or cfg.adapted: return m.linear_params * DTYPE_BYTES[dtype] / GIB
+    return m.layers * m.hidden * (m.heads * m.hd + 2 * m.kv_heads * m.hd + 2 * m.intermediate) * DTYPE_BYTES[dtype] / GIB
+
+
 # %% ../nbs/01_gpu_planner.ipynb #9e50ae98
 def _rollout_try(uses: dict, group: Group, m: ModelSpec, cfg: PlanConfig, dtype: str, tp: int, engine: str, nodes: int):
     "Place the rollout of `group` at `tp` on a copy of `uses`: (cards, sequences per rank, utilisations, problem or None)."
     hybrid = group.kind == 'hybrid'
     phase = 'rollout' if hybrid else 'resident'
+    kept = hybrid and cfg.backend == 'builtin'    # the trainer's graph engine keeps its decoders between steps
     trial = {k: CardUse(u.gpu, list(u.loads)) for k, u in uses.items()}
     per_seq = kv_gib_per_sequence(m, cfg, dtype, tp)
     work = hf_workspace_gib(m, cfg, dtype) if engine in ('hf', 'ours') else 0.0
@@ -816,8 +835,10 @@ def _rollout_try(uses: dict, group: Group, m: ModelSpec, cfg: PlanConfig, dtype:
                 'rollout', fixed_gib + per_seq + work, u.gpu.label(nodes), u.gpu.memory_gib, room + fixed_gib,
                 _detail(fixed) + f' + KV for one {cfg.seq_len}-token sequence {per_seq + work:.1f}' + (f' (tp {tp})' if tp > 1 else ''),
                 u.gpu.name)
-        u.loads.append(Load('rollout', f'KV cache: {n_seq} sequences of {cfg.seq_len}', room if engine == 'vllm' else n_seq * per_seq,
-                            phase, group.process))
+        u.loads.append(Load('rollout', f'KV cache: {n_seq} sequences of {cfg.seq_len}' + (', kept between steps' if kept else ''),
+                            room if engine == 'vllm' else n_seq * per_seq, 'resident' if kept else phase, group.process))
+        if kept: u.loads.append(Load('rollout', "fused decode weights, each agent's (kept between steps)",
+                                     len(group.agents) * fused_weights_gib(m, cfg, dtype), 'resident', group.process))
         if work: u.loads.append(Load('rollout', f'generate workspace for {n_seq}', n_seq * work, phase, group.process))
         seqs_per_rank.append(n_seq)
         utils.append(sum(l.gib for l in u.loads if l.role == 'rollout') / u.gpu.memory_gib if u.gpu.memory_gib else 0)
@@ -1005,7 +1026,7 @@ def plot(self: Plan, ax=None):
     handles.append(Patch(facecolor='white', edgecolor='black', hatch='//', label='time-shared'))
     ax.legend(handles=handles, loc='upper center', bbox_to_anchor=(0.5, -0.6 / max(2, len(uses))), fontsize=7, ncols=len(handles), frameon=False)
     p = self.placement
-    ax.set_title(f'{self.model.name} · {"LoRA r%d" % self.config.lora_rank if self.config.lora else "full fine-tuning"} · '
+    ax.set_title(f'{self.model.name} · {self.config.training} · '
                  f'{self.dtype} · {p.layout.name}', fontsize=10)
     fig.tight_layout()
     return fig
@@ -1089,7 +1110,8 @@ def _role_line(self: Plan, role: str) -> str | None:
                if p.engine == 'vllm' else f'our engine, a server beside each of {p.replicas} FSDP rank(s)' if p.engine == 'ours'
                else 'our engine in the trainer process')
         text += f': {eng}; KV cache holds {p.kv_sequences} of {cfg.conversations} conversations'
-    if role == 'reference': text += (': the learners\' base with adapters off' if cfg.lora else ': a frozen copy per learner')
+    if role == 'reference': text += (': the learners\' base with adapters off' if cfg.lora else ': a frozen copy per learner' if cfg.reference
+                                     else ': none (no KL term)')
     if role == 'evaluator': text += f': {len(cards) * cfg.evaluator_workers} benchmark worker(s), {compile_workers(inv.cpus)} nvcc build(s) in parallel'
     return f'  {role:<10} {text}'
 
@@ -1117,8 +1139,7 @@ def _cards_lines(self: Plan) -> list[str]:
 def summary(self: Plan) -> str:
     "A few lines for people: the model, the cards, where each role runs, warnings."
     m, cfg, inv, p = self.model, self.config, self.inventory, self.placement
-    mode = f'LoRA r{cfg.lora_rank}' + (f' on a {cfg.quant} base' if cfg.quant != 'none' else '') if cfg.lora else 'full fine-tuning'
-    lines = [f'model: {m.name} ({m.params/1e9:.2f} B parameters; shape: {m.source}) · {mode} · {self.dtype}']
+    lines = [f'model: {m.name} ({m.params/1e9:.2f} B parameters; shape: {m.source}) · {cfg.training} · {self.dtype}']
     if self.cpu_only:
         ram = f'{inv.ram_gib:.1f} GiB RAM available' if inv.ram_gib else 'RAM unknown'
         lines += ['No GPU found: everything runs on the CPU, and rewards are compile-only '
@@ -1178,9 +1199,8 @@ def _plan_cpu(m: ModelSpec, inv: Inventory, cfg: PlanConfig, dtype: str, notes: 
 
 # %% ../nbs/01_gpu_planner.ipynb #d2e71232
 def _fail_text(m, inv, cfg, dtype) -> str:
-    mode = f'LoRA r{cfg.lora_rank}' + (f', {cfg.quant} base' if cfg.quant != 'none' else '') if cfg.lora else 'full fine-tuning'
     return (f'{m.name} ({m.params/1e9:.2f} B parameters) does not fit on {inv.describe() if not inv.empty else "the CPU"} '
-            f'({mode}, {dtype}, {cfg.conversations} conversations of {cfg.seq_len} tokens, micro-batch {cfg.micro_batch}).')
+            f'({cfg.training}, {dtype}, {cfg.conversations} conversations of {cfg.seq_len} tokens, micro-batch {cfg.micro_batch}).')
 
 # %% ../nbs/01_gpu_planner.ipynb #a217e2e6
 def _no_fit(m: ModelSpec, inv: Inventory, cfg: PlanConfig, dtype: str, tried: list[Placement], suggest: bool) -> PlanError:
@@ -1214,13 +1234,14 @@ def plan_training(model: str | ModelSpec | None = None, inventory: Inventory | s
                   model_params: float | None = None, lora: bool = True, lora_rank: int = 16, quant: str = 'none',
                   dtype: str = 'auto', rollout_batch: int = 8, group_size: int = 8, seq_len: int = 4096,
                   micro_batch: int = 1, engine: str = 'auto', suggest: bool = True, gradient_checkpointing: bool = True,
-                  timing_gib: float = TIMING_GIB, evaluator_workers: int = 1, backend: str = 'verl') -> Plan:
+                  timing_gib: float = TIMING_GIB, evaluator_workers: int = 1, backend: str = 'verl',
+                  adapted: bool = False, reference: bool = True) -> Plan:
     "Place every role of a training run on `inventory` (this machine by default); PlanError when it cannot fit."
     m = model if isinstance(model, ModelSpec) else resolve_model(model, model_params)
     inv = _inventory(inventory)
     cfg = PlanConfig(dtype, lora, lora_rank, quant, rollout_batch, group_size, seq_len, micro_batch, engine,
                      gradient_checkpointing=gradient_checkpointing, timing_gib=timing_gib, evaluator_workers=evaluator_workers,
-                     backend=backend).check()
+                     backend=backend, adapted=adapted, reference=reference).check()
     dt = resolve_dtype(cfg.dtype, inv)
     shape_notes = [f'the model shape is {m.source}: the KV cache is an estimate'] if 'estimated' in m.source else []
     if inv.empty: return _plan_cpu(m, inv, cfg, dt, shape_notes)
@@ -1244,7 +1265,7 @@ def _card_spec_name(g: GPU) -> str:
 def _run_changes(cfg: PlanConfig) -> list[tuple[str, dict]]:
     "(flags, settings) of the changes to a run that may make it fit: LoRA, a 4-bit base, micro-batch 1, shorter sequences."
     changes = []
-    if not cfg.lora: changes += [('--lora', dict(lora=True)), ('--lora --quant 4bit', dict(lora=True, quant='4bit'))]
+    if not cfg.lora: changes += [('--lora', dict(lora=True, adapted=False)), ('--lora --quant 4bit', dict(lora=True, adapted=False, quant='4bit'))]
     elif cfg.quant != '4bit': changes.append(('--quant 4bit', dict(quant='4bit')))
     if cfg.micro_batch > 1: changes.append((f'--micro-batch 1', dict(micro_batch=1)))
     for s in (cfg.seq_len // 2, cfg.seq_len // 4):
@@ -1258,7 +1279,7 @@ def suggest_fixes(m: ModelSpec, inv: Inventory, cfg: PlanConfig, limit: int = 5)
     base = dict(lora=cfg.lora, lora_rank=cfg.lora_rank, quant=cfg.quant, dtype=cfg.dtype, rollout_batch=cfg.rollout_batch,
                 group_size=cfg.group_size, seq_len=cfg.seq_len, micro_batch=cfg.micro_batch, engine=cfg.engine,
                 gradient_checkpointing=cfg.gradient_checkpointing, timing_gib=cfg.timing_gib, evaluator_workers=cfg.evaluator_workers,
-                backend=cfg.backend)
+                backend=cfg.backend, adapted=cfg.adapted, reference=cfg.reference)
     def fits(inventory, **kw):
         try: plan_training(m, inventory, suggest=False, **{**base, **kw}); return True
         except (PlanError, ValueError): return False

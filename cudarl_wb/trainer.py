@@ -15,7 +15,7 @@ from fastcore.basics import patch
 from .core import *
 from .tasks import get_task, procedural_tasks, register, TASKS
 from .curriculum import Curriculum, tiers_from_tasks, task_set, heldout_split, _set_parts
-from .agents import Generator, Optimizer, Sampling, Tester
+from .agents import Generator, Optimizer, Sampling, Tester, release_decoders
 from .compiler import failed_build
 from .episode import Episode, Turn, run_episodes, save_transcripts, load_transcripts, _sample_turn, _add_turn, _credit
 from .gpu_planner import memory_check
@@ -519,8 +519,10 @@ def evaluate(self: GRPOTrainer, tasks=None) -> dict:
     "Greedy episodes on held-out tasks: compile rate, fast_0 (correct), fast_1, geometric-mean speedup."
     tasks = tasks or self.eval_set
     warm_in_background(self.tester, tasks)
-    eps = run_episodes(tasks, *self.eval_agents, self.tester, group_size=1, max_turns=self.cfg.max_turns,
-                       threshold=self.cfg.threshold, progress=False, seed=None)
+    release_decoders()        # greedy and sampled decoders cannot serve each other: keep neither across an evaluation
+    try: eps = run_episodes(tasks, *self.eval_agents, self.tester, group_size=1, max_turns=self.cfg.max_turns,
+                            threshold=self.cfg.threshold, progress=False, seed=None)
+    finally: release_decoders()
     save_transcripts(self.out/'evals'/f'step_{self.step:05d}.jsonl', eps)   # to read why an answer failed, and diff evaluations
     m = episode_metrics(eps)
     out = dict(step=self.step, episodes_trained=self.step * self.cfg.batch_size * self.cfg.group_size, mode=self.mode,
@@ -714,7 +716,8 @@ def _timing_gib(cfg) -> float:
 def builtin_plan(cfg: GRPOConfig):
     "The planner's placement of a built-in run (PlanError where it does not fit, ModelError for an unknown model)."
     from cudarl_wb.gpu_planner import plan_training
-    return plan_training(_plan_target(cfg), lora=_trains_lora(cfg),
+    lora = _trains_lora(cfg)
+    return plan_training(_plan_target(cfg), lora=lora, adapted=not lora and cfg.lora_rank > 0, reference=cfg.beta > 0,
                          rollout_batch=cfg.batch_size, group_size=cfg.group_size,   # tasks; the planner multiplies by the group
                          seq_len=cfg.seq_len, micro_batch=cfg.micro_batch, gradient_checkpointing=False,
                          timing_gib=_timing_gib(cfg), evaluator_workers=cfg.eval_workers, backend='builtin')
