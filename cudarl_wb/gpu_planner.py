@@ -814,7 +814,7 @@ def _rollout_try(uses: dict, group: Group, m: ModelSpec, cfg: PlanConfig, dtype:
     "Place the rollout of `group` at `tp` on a copy of `uses`: (cards, sequences per rank, utilisations, problem or None)."
     hybrid = group.kind == 'hybrid'
     phase = 'rollout' if hybrid else 'resident'
-    kept = hybrid and cfg.backend == 'builtin'    # the trainer's graph engine keeps its decoders between steps
+    graphs = hybrid and cfg.backend == 'builtin'   # the trainer's graph engine keeps its decoders between steps (on a GPU)
     trial = {k: CardUse(u.gpu, list(u.loads)) for k, u in uses.items()}
     per_seq = kv_gib_per_sequence(m, cfg, dtype, tp)
     work = hf_workspace_gib(m, cfg, dtype) if engine in ('hf', 'ours') else 0.0
@@ -822,6 +822,7 @@ def _rollout_try(uses: dict, group: Group, m: ModelSpec, cfg: PlanConfig, dtype:
     seqs_per_rank, utils = [], []
     for key in group.cards:
         u = trial[key]
+        kept = graphs and not u.is_cpu
         fixed = rollout_fixed_loads(m, cfg, dtype, tp, engine, phase, group.process, hybrid and engine == 'hf')
         u.loads += fixed
         fixed_gib = sum(l.gib for l in fixed)
