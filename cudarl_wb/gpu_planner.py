@@ -584,18 +584,18 @@ def learner_loads(m: ModelSpec, cfg: PlanConfig, dtype: str, agents: list[str], 
                   process: str = 'learner', kept: str | None = None) -> list[Load]:
     "Per-card loads of a learner process holding `agents` ('generator', 'optimizer'), FSDP-sharded over `k` cards; `kept`: the frozen copy's dtype."
     loads, lead, kept = [], agents[0], kept or dtype
+    def adapter(a): return Load(a, f'LoRA r{cfg.lora_rank} + grads + Adam', 16 * m.lora_params(cfg.lora_rank) / GIB / k, 'resident', process)
     if cfg.lora:
         loads.append(Load(lead, f'frozen base ({cfg.quant if cfg.quant != "none" else dtype})' + (f' / {k} FSDP' if k > 1 else ''),
                           weights_gib(m, dtype, cfg.quant) / k, 'resident', process))
-        for a in agents:
-            loads.append(Load(a, f'LoRA r{cfg.lora_rank} + grads + Adam', 16 * m.lora_params(cfg.lora_rank) / GIB / k, 'resident', process))
+        loads += [adapter(a) for a in agents]
         loads.append(Load('reference', 'the base with adapters off', 0.0, 'resident', process))
     else:
         shard = f' / {k} FSDP' if k > 1 else ''
         for a in agents:
             if cfg.adapted:
                 loads.append(Load(a, f'its own copy ({kept}, frozen){shard}', weights_gib(m, kept) / k, 'resident', process))
-                loads.append(Load(a, f'LoRA r{cfg.lora_rank} + grads + Adam', 16 * m.lora_params(cfg.lora_rank) / GIB / k, 'resident', process))
+                loads.append(adapter(a))
             else: loads.append(Load(a, f'weights, grads, fp32 master, Adam (16 B/param){shard}', 16 * m.params / GIB / k, 'resident', process))
         if cfg.reference: loads.append(Load('reference', f'frozen base ({kept}){shard}', weights_gib(m, kept) / k, 'resident', process))
         else: loads.append(Load('reference', 'none: no KL term', 0.0, 'resident', process))

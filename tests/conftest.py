@@ -12,7 +12,7 @@ def _has_gpu():
 def pytest_collection_modifyitems(config, items):
     "Tests marked `cuda` skip themselves where there is no GPU."
     if _has_gpu(): return
-    skip = pytest.mark.skip(reason='needs an NVIDIA GPU (run on the device)')
+    skip = pytest.mark.skip(reason='needs an NVIDIA GPU (run these on a GPU machine)')
     for item in items:
         if 'cuda' in item.keywords: item.add_marker(skip)
 

@@ -8,7 +8,7 @@ with NaN bytes, so the usual kernel bugs show up here as they would on a GPU, or
 a missing tail check faults, a missing `__syncthreads` reads NaN, a divergent barrier stops with an error.
 
 It checks logic, not speed, and not what only a GPU does (memory ordering between blocks, fast-math
-intrinsics, FMA contraction). The benchmarker on the device remains the judge.
+intrinsics, FMA contraction). The benchmarker on a GPU remains the judge.
 """
 from __future__ import annotations
 import math, os, re, struct, tempfile

@@ -1,6 +1,6 @@
 """Every registered task's naive solution (and optimised one, where there is one) is judged correct on the GPU.
 
-Run on the device: `pytest -m cuda tests/test_builtin_gpu.py -v -s`. Correctness only for the whole
+Run on a GPU machine: `pytest -m cuda tests/test_builtin_gpu.py -v -s`. Correctness only for the whole
 suite (fast), then the four fixed tasks timed against eager PyTorch and torch.compile.
 """
 import pytest

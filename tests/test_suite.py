@@ -4,7 +4,7 @@ reference's answer (on the CPU, through the kernel emulator in `cuda_emu.py`), a
 The emulator is proven first: planted kernels with the bugs a careful author still makes (no tail check,
 a missing `__syncthreads`, a divergent barrier, writing an input, an unwritten output, a shuffle over
 exited lanes, too little shared memory) must each be caught, so a passing solution means something.
-The GPU check of every solution is `bench/suite_gpu.py`, run on the device (the `cuda` test at the end).
+The GPU check of every solution is `bench/suite_gpu.py`, run on a GPU machine (the `cuda` test at the end).
 """
 import json, os, re, shutil, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
@@ -239,7 +239,7 @@ def test_cli_eval_again_builds_nothing_times_no_reference_and_says_where_the_sec
 # ------------------------------------------------------------------ on the GPU
 @pytest.mark.cuda
 def test_every_solution_correct_on_gpu(tmp_path):
-    "Every naive and optimised solution, and 36 procedural ones, correct on the device (bench/suite_gpu.py)."
+    "Every naive and optimised solution, and 36 procedural ones, correct on a GPU (bench/suite_gpu.py)."
     out = tmp_path / 'suite_gpu.json'
     r = subprocess.run([sys.executable, str(ROOT / 'bench/suite_gpu.py'), '--no-time', '--procedural', '36',
                         '--json', str(out)], capture_output=True, text=True, timeout=1800, cwd=ROOT)
