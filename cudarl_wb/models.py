@@ -23,8 +23,8 @@ __all__ = ['SPECIAL_TOKENS', 'EOS_TOKEN', 'PAD_TOKEN', 'SPLIT_PATTERN', 'CHAT_TE
            'verdict_text', 'generated_kernels', 'build_corpus', 'train_tokenizer', 'shipped_tokenizer_dir',
            'load_tokenizer', 'compression', 'sanitize_text', 'padded_vocab', 'model_config', 'parameter_count',
            'default_device', 'as_device', 'default_dtype', 'as_torch_dtype', 'build_model', 'ModelUnavailableError',
-           'hub_offline', 'resolve_hub_name', 'load_model', 'LoraSettings', 'AgentModels', 'read_manifest',
-           'TokenizerTraining', 'models_args', 'models_info', 'retrain_tokenizer', 'models_command']
+           'hub_offline', 'resolve_hub_name', 'load_model', 'LoraSettings', 'AgentModels', 'quiet_transformers',
+           'read_manifest', 'TokenizerTraining', 'models_args', 'models_info', 'retrain_tokenizer', 'models_command']
 
 # %% ../nbs/09_models.ipynb #dcec0815
 SPECIAL_TOKENS = ('<|endoftext|>', '<|im_start|>', '<|im_end|>', '<|pad|>')   # ids 0, 1, 2, 3
@@ -930,6 +930,19 @@ def _merged_state(peft_model) -> dict:
                 sd[f'{name}.weight'] = w + m.get_delta_weight(adapter).to(w.dtype)
     return sd
 
+# %% ../nbs/09_models.ipynb #q7e0a002
+@contextmanager
+def quiet_transformers():
+    "No progress bars or info chatter from transformers inside the block (ours report progress)."
+    from transformers.utils import logging as hf_logging
+    bars, level = hf_logging.is_progress_bar_enabled(), hf_logging.get_verbosity()
+    hf_logging.disable_progress_bar(); hf_logging.set_verbosity_error()
+    try: yield
+    finally:
+        if bars: hf_logging.enable_progress_bar()
+        hf_logging.set_verbosity(level)
+
+
 # %% ../nbs/09_models.ipynb #862f4e66
 @patch
 def _save_weights(self: AgentModels, tmp: Path, save_base: bool):
@@ -954,7 +967,7 @@ def save(self: AgentModels, path, save_base: bool | None = None) -> Path:
     source = self.base_source
     if save_base is None:   # a preset's random weights cannot be rebuilt from a name
         save_base = source is None or source in MODEL_PRESETS
-    with atomic_dir(path) as tmp:
+    with atomic_dir(path) as tmp, quiet_transformers():
         base_cfg = self._save_weights(tmp, save_base)
         if save_base: self.tokenizer.save_pretrained(tmp/'base')
         for a in self.agents:
