@@ -18,12 +18,12 @@ __all__ = ['GIB', 'CARDS', 'BUILTIN_MODELS', 'DEFAULT_MODEL', 'CONTEXT_GIB', 'HE
            'TIMING_GIB', 'TIMING_SETS', 'VLLM_BATCHED_TOKENS', 'FSDP_RANK_GIB', 'SERVER_GIB', 'DTYPE_BYTES',
            'QUANT_BYTES', 'ROLES', 'RAY_MIN_CPUS', 'CardSpec', 'card_families', 'match_card', 'GPU', 'Inventory',
            'InventoryError', 'parse_inventory', 'machine_cpus_ram', 'detect_inventory', 'ModelError', 'ModelSpec',
-           'builtin_model', 'model_from_config', 'resolve_model', 'weights_gib', 'activation_gib', 'PlanConfig', 'Load',
-           'CardUse', 'learner_loads', 'valid_tp', 'rollout_fixed_loads', 'hf_workspace_gib', 'kv_gib_per_sequence',
-           'Group', 'Layout', 'split_layout', 'hybrid_layout', 'candidate_layouts', 'builtin_layout',
-           'colocated_layout', 'Problem', 'Placement', 'evaluator_loads', 'fused_weights_gib', 'evaluate_layout',
-           'PlanError', 'resolve_dtype', 'Plan', 'compile_workers', 'plan_training', 'suggest_fixes', 'plan_args',
-           'plan_command', 'memory_check']
+           'params_text', 'builtin_model', 'model_from_config', 'resolve_model', 'weights_gib', 'activation_gib',
+           'PlanConfig', 'Load', 'CardUse', 'learner_loads', 'valid_tp', 'rollout_fixed_loads', 'hf_workspace_gib',
+           'kv_gib_per_sequence', 'Group', 'Layout', 'split_layout', 'hybrid_layout', 'candidate_layouts',
+           'builtin_layout', 'colocated_layout', 'Problem', 'Placement', 'evaluator_loads', 'fused_weights_gib',
+           'evaluate_layout', 'PlanError', 'resolve_dtype', 'Plan', 'compile_workers', 'plan_training', 'suggest_fixes',
+           'plan_args', 'plan_command', 'memory_check']
 
 # %% ../nbs/01_gpu_planner.ipynb #030809ab
 GIB = 2**30
@@ -345,6 +345,12 @@ class ModelSpec(Record):
         per_layer = self.layer_linear_params + 2 * h + ((q + 2 * kv) if self.qkv_bias else 0)
         return self.vocab * h * (1 if self.tied else 2) + self.layers * per_layer + h
 
+# %% ../nbs/01_gpu_planner.ipynb #p4a11e02
+def params_text(n: float) -> str:
+    "A parameter count for people: '4.2 M', '494 M', '7.62 B'."
+    return f'{n / 1e9:.3g} B' if n >= 1e9 else f'{n / 1e6:.3g} M'
+
+
 # %% ../nbs/01_gpu_planner.ipynb #12aa2c1e
 @patch
 def kv_bytes_per_token(self: ModelSpec, bytes_per_value: float = 2, tp: int = 1) -> float:
@@ -432,7 +438,7 @@ def _estimated_model(params: float) -> ModelSpec:
     base = min((builtin_model(s) for s in sizes), key=lambda m: abs(math.log(m.params / params)))
     per_layer = (base.params - base.vocab * base.hidden * (1 if base.tied else 2)) / base.layers
     layers = max(1, round((params - base.vocab * base.hidden * (1 if base.tied else 2)) / per_layer))
-    return replace(base, name=f'{params/1e9:.3g}B parameters', layers=layers,
+    return replace(base, name=f'{params_text(params)} parameters', layers=layers,
                    source=f'estimated from the parameter count ({_short_name(base.name)}-like shape)')
 
 # %% ../nbs/01_gpu_planner.ipynb #9244e228
@@ -1140,7 +1146,7 @@ def _cards_lines(self: Plan) -> list[str]:
 def summary(self: Plan) -> str:
     "A few lines for people: the model, the cards, where each role runs, warnings."
     m, cfg, inv, p = self.model, self.config, self.inventory, self.placement
-    lines = [f'model: {m.name} ({m.params/1e9:.2f} B parameters; shape: {m.source}) · {cfg.training} · {self.dtype}']
+    lines = [f'model: {m.name} ({params_text(m.params)} parameters; shape: {m.source}) · {cfg.training} · {self.dtype}']
     if self.cpu_only:
         ram = f'{inv.ram_gib:.1f} GiB RAM available' if inv.ram_gib else 'RAM unknown'
         lines += ['No GPU found: everything runs on the CPU, and rewards are compile-only '
@@ -1200,7 +1206,7 @@ def _plan_cpu(m: ModelSpec, inv: Inventory, cfg: PlanConfig, dtype: str, notes: 
 
 # %% ../nbs/01_gpu_planner.ipynb #d2e71232
 def _fail_text(m, inv, cfg, dtype) -> str:
-    return (f'{m.name} ({m.params/1e9:.2f} B parameters) does not fit on {inv.describe() if not inv.empty else "the CPU"} '
+    return (f'{m.name} ({params_text(m.params)} parameters) does not fit on {inv.describe() if not inv.empty else "the CPU"} '
             f'({cfg.training}, {dtype}, {cfg.conversations} conversations of {cfg.seq_len} tokens, micro-batch {cfg.micro_batch}).')
 
 # %% ../nbs/01_gpu_planner.ipynb #a217e2e6
