@@ -19,8 +19,9 @@ __all__ = ['PR_SET_NO_NEW_PRIVS', 'CLONE_NEWNET', 'NR_X86_64', 'AUDIT_ARCH_X86_6
            'apply_rlimits', 'set_no_new_privs', 'enter_network_namespace', 'landlock_abi', 'apply_landlock',
            'cuda_device_files', 'seccomp_program', 'apply_seccomp', 'WorkerContext', 'announce_phases', 'JobOutcome',
            'SandboxError', 'worker_env', 'Worker', 'record_build', 'built_here', 'build_host_library', 'call_symbol',
-           'standin_library', 'probe_confinement', 'server_address', 'server_key', 'serve_socket', 'ServerGone',
-           'ask_server', 'server_pid', 'start_server', 'stop_server_process', 'stop_servers', 'EvalOptions', 'main']
+           'standin_library', 'probe_confinement', 'spill_folder', 'server_address', 'server_key', 'serve_socket',
+           'ServerGone', 'ask_server', 'server_pid', 'start_server', 'stop_server_process', 'stop_servers',
+           'EvalOptions', 'main']
 
 # %% ../nbs/05_sandbox.ipynb #9c4e7936
 @dataclass
@@ -834,13 +835,19 @@ def probe_confinement(device: str = 'cpu', limits: SandboxLimits | None = None) 
                 'landlock_abi': landlock_abi()}
     finally: w.close()
 
+# %% ../nbs/05_sandbox.ipynb #5f01de01
+def spill_folder(folder: Path) -> Path:
+    "Where the servers of cache folder `folder` keep their sockets when its path is too long for one."
+    return Path(tempfile.gettempdir())/f'cudarl-wb-{os.getuid()}-{content_hash(str(folder))[:12]}'
+
+
 # %% ../nbs/05_sandbox.ipynb #7d8edbc2
 def server_address(name: str, key: str = '') -> Path:
     "The socket path of server `name` for `key`, in a folder only its owner may enter."
     folder = cache_dir('servers')
     stem = f'{name}-{content_hash(key)[:16]}.sock'
     if len(os.fsencode(folder/stem)) > 100:        # a socket's path holds at most 107 bytes
-        folder = Path(tempfile.gettempdir())/f'cudarl-wb-{os.getuid()}-{content_hash(str(folder))[:12]}'
+        folder = spill_folder(folder)
         folder.mkdir(mode=0o700, exist_ok=True)
     if folder.stat().st_uid != os.getuid(): raise PermissionError(f'{folder} belongs to another user')
     os.chmod(folder, 0o700)

@@ -21,9 +21,10 @@ def done(p, timeout=600):
 
 
 def server_pids(cache):
-    "The pids of the evaluator servers holding a lock in `cache`."
-    from cudarl_wb.sandbox import server_pid
-    return {pid for lock in (Path(cache)/'servers').glob('eval-*.lock') if (pid := server_pid(lock.with_suffix('.sock')))}
+    "The pids of the evaluator servers of `cache`: their locks sit in its `servers` folder, or in its spill folder where that path is too long."
+    from cudarl_wb.sandbox import server_pid, spill_folder
+    folders = (Path(cache)/'servers', spill_folder(Path(cache)/'servers'))
+    return {pid for f in folders for lock in f.glob('eval-*.lock') if (pid := server_pid(lock.with_suffix('.sock')))}
 
 
 def test_commands_at_once_share_one_server(tmp_path):
