@@ -17,7 +17,7 @@ from .tasks import Task, TASKS, get_task, procedural_tasks
 __all__ = ['SFT_PRESETS', 'HELDOUT_BUILTINS', 'MUTATIONS', 'SFT_SOURCES', 'JOINT_PRESETS', 'SFTConfig', 'sft_config',
            'heldout_tasks', 'task_group', 'probe_tasks', 'generator_rows', 'mutate', 'simulated_verdict',
            'draw_mutants', 'repair_rows', 'row_task', 'render_row', 'encode_example', 'tokenize_rows', 'tokenize_pairs',
-           'CompletionCollator', 'ShuffledBuckets', 'CosineSchedule', 'cpu_bf16_speedup', 'bf16_fast',
+           'CompletionCollator', 'ShuffledBuckets', 'CosineSchedule', 'cpu_bf16_speedup', 'cpu_has_bf16', 'bf16_fast',
            'last_checkpoint', 'last_checkpoint_step', 'train_agent', 'format_ok', 'evaluate_generator', 'repair_cases',
            'evaluate_optimizer', 'answer_entropy', 'probe_generator', 'plot_sft', 'sft_models', 'parse_sources',
            'sakana_rows', 'builtin_rows', 'run_sft', 'master_dtype', 'WarmStartError', 'check_warm_start',
@@ -497,14 +497,16 @@ def cpu_bf16_speedup(hidden: int = 256, rows: int = 512, reps: int = 3) -> float
 
 
 # %% ../nbs/12_sft.ipynb #b16f0a01
+def cpu_has_bf16() -> bool:
+    "Whether this CPU has bf16 instructions (AMX or AVX512-BF16); without them bf16 is emulated in fp32, and slower."
+    try: return re.search(r'\b(amx_bf16|avx512_bf16)\b', Path('/proc/cpuinfo').read_text()) is not None
+    except OSError: return False
+
 def bf16_fast(device) -> bool:
     "True where bf16 autocast speeds training up: a bf16-capable GPU, or a CPU where it measures 1.2× faster."
     device = torch.device(device)
     if device.type == 'cuda': return torch.cuda.is_available() and torch.cuda.is_bf16_supported()
-    try: flags = Path('/proc/cpuinfo').read_text()
-    except OSError: return False
-    if not re.search(r'\b(amx_bf16|avx512_bf16)\b', flags): return False     # bf16 emulated in fp32: slower
-    return cpu_bf16_speedup() >= 1.2
+    return cpu_has_bf16() and cpu_bf16_speedup() >= 1.2
 
 
 # %% ../nbs/12_sft.ipynb #ed801ef4
