@@ -180,6 +180,7 @@ class StepConfig(Record):
     max_tokens: int | None = option(None, "padded tokens per pass, turns packed longest first within it (0, None: micro_batch turns a pass)")
     max_grad_norm: float = option(1.0, 'gradient clip')
     temperature: float = option(0.8, "the group's sampling temperature")
+    top_p: float = option(1.0, "the group's nucleus: sample from the likeliest tokens up to this probability (1: all)")
     min_pass_rate: float = option(0.0, "train on a task's group only while its pass rate is above this (with the defaults 0 and 1: every task)")
     max_pass_rate: float = option(1.0, "train on a task's group only while its pass rate is below this (Dr. Kernel: 0.1 and 0.9)")
 

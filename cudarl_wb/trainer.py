@@ -238,7 +238,7 @@ def _make_agents(self: GRPOTrainer, tester=None):
     cfg = self.cfg
     self.tok = self.models.tokenizer
     self.pad_id = self.tok.pad_token_id if self.tok.pad_token_id is not None else 0
-    sampling = Sampling(temperature=cfg.temperature, max_new_tokens=cfg.max_new_tokens)
+    sampling = Sampling(temperature=cfg.temperature, top_p=cfg.top_p, max_new_tokens=cfg.max_new_tokens)
     greedy = Sampling(greedy=True, max_new_tokens=cfg.max_new_tokens)
     self.generator, self.optimizer_agent = Generator(self.models, sampling=sampling), Optimizer(self.models, sampling=sampling)
     self.eval_agents = Generator(self.models, sampling=greedy), Optimizer(self.models, sampling=greedy)
@@ -698,7 +698,8 @@ def train_args(p: argparse.ArgumentParser):
 # %% ../nbs/14_trainer.ipynb #bee2161a
 RECIPES = {  # preset: the GRPOConfig fields its runs take where the command line does not set them
     'small': dict(lora_rank=16, lr_final=0.1, batch_size=8, group_size=8, num_episodes=64 * 100, suite=False, demote=False,
-                  eval_tasks=64, eval_every=4, eval_workers=3, timing='ratio', run_budget_s=1200.0),
+                  eval_tasks=64, eval_every=4, eval_workers=3, timing='ratio', run_budget_s=1200.0,
+                  procedural=400),   # more tasks than a 20-minute run draws (about 40 steps × 8)
 }
 
 def train_defaults(args) -> dict:

@@ -160,6 +160,7 @@ def _run_settings(cfg, gpus: int, micro: int, lr_mode: str) -> dict:
     return {'algorithm.adv_estimator': 'grpo', 'algorithm.norm_adv_by_std_in_grpo': cfg.scale != 'none',
             'data.train_batch_size': b, 'actor_rollout_ref.actor.ppo_mini_batch_size': b,
             'actor_rollout_ref.rollout.n': cfg.group_size, 'actor_rollout_ref.rollout.temperature': cfg.temperature,
+            'actor_rollout_ref.rollout.top_p': cfg.top_p,
             'actor_rollout_ref.actor.optim.lr': cfg.lr_for(lr_mode), 'actor_rollout_ref.actor.ppo_epochs': cfg.epochs,
             'actor_rollout_ref.actor.clip_ratio_low': cfg.epsilon,
             'actor_rollout_ref.actor.clip_ratio_high': cfg.epsilon if cfg.epsilon_high is None else cfg.epsilon_high,
