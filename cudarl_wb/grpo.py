@@ -14,8 +14,9 @@ from .core import *
 
 # %% auto #0
 __all__ = ['group_advantages', 'turn_returns', 'leave_one_out', 'token_logprobs', 'clipped_surrogate', 'kl_k3', 'aggregate_loss',
-           'grpo_loss', 'Sample', 'samples_of', 'pad_samples', 'pass_rates', 'informative_tasks', 'StepConfig',
-           'advantage_groups', 'step_advantages', 'grpo_step', 'frozen_logprobs', 'micro_batches', 'padded']
+           'grpo_loss', 'Sample', 'samples_of', 'pad_samples', 'pass_rates', 'informative_tasks', 'flat_tasks',
+           'StepConfig', 'advantage_groups', 'step_advantages', 'grpo_step', 'frozen_logprobs', 'micro_batches',
+           'padded']
 
 # %% ../nbs/13_grpo.ipynb #807b2017
 def group_advantages(rewards: torch.Tensor, group_ids: torch.Tensor, scale: str = 'group',
@@ -160,6 +161,14 @@ def informative_tasks(rates: dict, low: float = 0.0, high: float = 1.0) -> list[
     "The tasks whose pass rate (a number, or the mean of a list of them) is strictly between `low` and `high`; untried ones too."
     def rate(r): return r if not isinstance(r, (list, tuple)) else sum(r) / len(r) if r else None
     return [t for t, r in rates.items() if rate(r) is None or low < rate(r) < high]
+
+# %% ../nbs/13_grpo.ipynb #f5604aac
+def flat_tasks(episodes) -> list[str]:
+    "The tasks whose episodes all earned the same rewards, turn by turn: no turn of their group has an advantage."
+    outcomes: dict[str, set] = {}
+    for ep in episodes:
+        outcomes.setdefault(ep.task, set()).add(tuple(round(t.report.reward.total, 9) for t in ep.turns if t.report is not None))
+    return [t for t, seen in outcomes.items() if len(seen) == 1]
 
 # %% ../nbs/13_grpo.ipynb #b06b426c
 @dataclass

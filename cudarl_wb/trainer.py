@@ -20,7 +20,7 @@ from .compiler import failed_build
 from .episode import Episode, Turn, run_episodes, save_transcripts, load_transcripts, _sample_turn, _add_turn, _credit
 from .gpu_planner import memory_check
 from .sft import SFTConfig, start_agents, joint_agents, master_dtype, _device_name, WarmStartError
-from .grpo import Sample, StepConfig, samples_of, grpo_step, _batched_logprobs, pass_rates, informative_tasks
+from .grpo import Sample, StepConfig, samples_of, grpo_step, _batched_logprobs, pass_rates, informative_tasks, flat_tasks
 
 # %% auto #0
 __all__ = ['RECIPES', 'GRPOConfig', 'heldout_compositions', 'training_tasks', 'split_line', 'episode_metrics', 'save_agents',
@@ -58,6 +58,7 @@ class GRPOConfig(StepConfig):
     start_tier: int = option(1, 'the curriculum tier to start at')
     demote: bool = option(True, 'never fall back a curriculum tier', flag='--no-demote')
     sft_budget_s: float = option(600.0, "a cap in seconds on a preset's SFT warm start, which runs the preset's steps (0: no warm start)", flag='--sft-budget')
+    refill_flat: int = option(0, "rounds of fresh tasks drawn in place of a step's flat groups (DAPO's dynamic sampling; 0: none)")
     min_warm_compile: float = option(0.5, 'refuse a warm start whose held-out compile rate is under this (0: never refuse)')
     sft_settings: str | None = option(None, 'the warm start\'s own settings (SFTConfig fields, 12_sft) as a JSON object, e.g. \'{"stop_correct": 0.5}\'')
     joint_sft: bool = option(False, "after the warm start, fine-tune each agent on its own successful turns (the joint stage, 12_sft)")
@@ -428,14 +429,33 @@ def warm_in_background(tester, tasks) -> threading.Thread | None:
 
 # %% ../nbs/14_trainer.ipynb #44c54954
 @patch
-def _rollout(self: GRPOTrainer, tasks) -> tuple[list, dict]:
+def _rollout(self: GRPOTrainer, tasks, round_: int = 0) -> tuple[list, dict]:
     cfg = self.cfg
-    kw = dict(group_size=cfg.group_size, max_turns=cfg.max_turns, threshold=cfg.threshold, seed=cfg.seed * 1_000_003 + self.step)
+    kw = dict(group_size=cfg.group_size, max_turns=cfg.max_turns, threshold=cfg.threshold,
+              seed=cfg.seed * 1_000_003 + self.step + 100_003 * round_)
     if not cfg.pipeline or self.device.type != 'cuda':    # on the CPU both halves want the same cores
         return run_episodes(tasks, self.generator, self.optimizer_agent, self.tester, progress=False, **kw), dict(hidden=0.0, window=0.0)
     with Pipeline(self.tester, _quiet_card(self.tester, self.device)) as pipe:
         episodes = pipe.run(tasks, self.generator, self.optimizer_agent, **kw)
     return episodes, dict(hidden=pipe.hidden_s, window=pipe.window_s)
+
+# %% ../nbs/14_trainer.ipynb #c815f31f
+@patch
+def _rollout_refilled(self: GRPOTrainer, tasks) -> tuple[list, list, list, dict]:
+    "Every episode of the step and those it trains on (flat groups replaced for up to `cfg.refill_flat` rounds); the tasks drawn; the split."
+    episodes, split = self._rollout(tasks)
+    kept, drawn = list(episodes), list(tasks)
+    for r in range(1, self.cfg.refill_flat + 1):
+        flat = set(flat_tasks(kept))
+        if not flat: break
+        drawn += (fresh := self.curriculum.sample(len(flat)))
+        warm_in_background(self.tester, fresh)
+        more, s = self._rollout(fresh, r)
+        base = 1 + max(ep.group for ep in episodes)
+        for ep in more: ep.group += base                    # groups of their own in the update
+        kept = [ep for ep in kept if ep.task not in flat] + more
+        episodes, split = episodes + more, {k: split[k] + s[k] for k in split}
+    return episodes, kept, drawn, split
 
 # %% ../nbs/14_trainer.ipynb #0c030ef1
 @contextlib.contextmanager
@@ -486,12 +506,13 @@ def train_step(self: GRPOTrainer) -> dict:
     tasks, memory = self.curriculum.sample(cfg.batch_size), {}
     self.tester.forget()   # time kernels afresh each step: the GPU's state drifts
     warm_in_background(self.tester, tasks)
-    with peak_memory(self.device, memory, 'rollout'): episodes, split = self._rollout(tasks)
+    with peak_memory(self.device, memory, 'rollout'): episodes, kept, drawn, split = self._rollout_refilled(tasks)
     t1 = time.perf_counter()
-    metrics = dict(step=self.step + 1, tier=self.curriculum.tier, mode=self.mode, tasks=tasks, **episode_metrics(episodes))
+    metrics = dict(step=self.step + 1, tier=self.curriculum.tier, mode=self.mode, tasks=drawn, refilled=len(drawn) - len(tasks),
+                   **episode_metrics(episodes))
     metrics.update(judging_s=metrics['evaluation_s'], judging_hidden_s=split['hidden'], timing_window_s=split['window'], **judged_parts(episodes))
-    trained = _in_band(episodes, cfg)
-    metrics['tasks_out_of_band'] = len({ep.task for ep in episodes} - {ep.task for ep in trained})
+    trained = _in_band(kept, cfg)
+    metrics['tasks_out_of_band'] = len({ep.task for ep in kept} - {ep.task for ep in trained})
     samples = [s for ss in samples_of(trained, cfg.credit, cfg.gamma).values() for s in ss]
     with peak_memory(self.device, memory, 'train'):
         metrics.update(grpo_step(self.models, self.optimizers, samples, update_config(cfg), self.pad_id, self.device, self._reference_for, self._autocast))

@@ -784,6 +784,8 @@ def train_command(args) -> int:
     from cudarl_wb.gpu_planner import PlanError, ModelError
     if args.backend == 'builtin': return builtin_command(args)
     cfg, rollout = from_options(GRPOConfig, args), rollout_name(args.rollout)
+    if cfg.refill_flat:
+        print("cudarl-wb train --backend verl: --refill-flat is the built-in trainer's (verl's batch is drawn once a step)", file=sys.stderr); return 2
     mods = [m for m in os.environ.get('VERL_USE_EXTERNAL_MODULES', '').split(',') if m]
     os.environ['VERL_USE_EXTERNAL_MODULES'] = ','.join(dict.fromkeys(mods + [PLUGIN_MODULE]))   # verl and Ray's workers import it
     try:

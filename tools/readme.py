@@ -8,7 +8,8 @@ a separate download that a machine with only PyPI and Debian's packages cannot i
 renders the same parts nbdev does: the title and description from the first cell, markdown cells as
 they are, shown code cells as Python blocks followed by their text outputs. Cells marked `#| hide`
 (and `#| export`-style cells) are left out, `#|` directive lines are dropped, and links that climb
-out of `nbs/` (`../LOG.md`) are rewritten relative to the repository root.
+out of `nbs/` (`../LOG.md`) or point into its images (`images/x.png`) are rewritten relative to the
+repository root.
 """
 from __future__ import annotations
 import argparse, json, re, sys
@@ -70,7 +71,7 @@ def render(nb_path=INDEX) -> str:
         if c['cell_type'] == 'markdown': parts.append(_frontmatter(body) if i == 0 else body.strip())
         elif c['cell_type'] == 'code': parts += [f'```python\n{body}\n```', *_outputs(c)]
     md = '\n\n'.join(parts) + '\n'
-    md = md.replace('](../', '](')
+    md = md.replace('](../', '](').replace('](images/', '](nbs/images/')
     return '<!-- Generated from nbs/index.ipynb by tools/readme.py: edit the notebook, not this file -->\n\n' + md
 
 
