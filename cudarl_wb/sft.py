@@ -33,6 +33,7 @@ class SFTConfig(Record):
     builtin_variants: int = 0          # templated variations of each suite task, besides the task itself
     repair_pairs: int = 160            # Optimizer repair examples (each one nvcc build, cached)
     learning_rate: float = 2e-3
+    learning_rates: dict = field(default_factory=dict)   # a peak rate of its own for an agent, e.g. {'optimizer': 5e-4}
     min_lr_ratio: float = 0.02         # the cosine ends at this share of the peak
     warmup_steps: int = 25
     batch_size: int = 2                # tiny on a CPU: updates per second beat examples per update
@@ -59,7 +60,8 @@ class SFTConfig(Record):
 
 # %% ../nbs/12_sft.ipynb #7fdcfcd3
 SFT_PRESETS = {
-    'tiny': SFTConfig(eval_every=0),   # no probe: its whole 745 steps (see above)
+    'tiny': SFTConfig(eval_every=0,    # no probe: its whole 745 steps (see above)
+                      steps={'generator': 745, 'optimizer': 142}, learning_rates={'optimizer': 5e-4}),   # an Optimizer that repairs
     'small': SFTConfig(procedural={'elementwise': 8000, 'rowreduce': 2500, 'broadcast': 2500}, builtin_variants=2,
                        repair_pairs=400, learning_rate=1e-3, min_lr_ratio=0.05, warmup_steps=40, batch_size=16, grad_accum=2,
                        weight_decay=0.01, max_length=1024, max_length_optimizer=2048, time_budget_s=600.0,
@@ -510,13 +512,13 @@ def bf16_fast(device) -> bool:
 
 
 # %% ../nbs/12_sft.ipynb #ed801ef4
-def _training_args(out_dir, config: SFTConfig, cap: int, device, bf16: bool, seed: int):
+def _training_args(out_dir, config: SFTConfig, cap: int, device, bf16: bool, seed: int, lr: float | None = None):
     "`TrainingArguments` for one agent, with what differs between transformers versions handled."
     import inspect
     from transformers import TrainingArguments
     known = inspect.signature(TrainingArguments.__init__).parameters
     kw = dict(output_dir=str(out_dir), per_device_train_batch_size=config.batch_size, gradient_accumulation_steps=config.grad_accum,
-              learning_rate=config.learning_rate, weight_decay=config.weight_decay, adam_beta1=0.9, adam_beta2=config.adam_beta2,
+              learning_rate=lr or config.learning_rate, weight_decay=config.weight_decay, adam_beta1=0.9, adam_beta2=config.adam_beta2,
               max_grad_norm=1.0, max_steps=cap, bf16=bf16, logging_steps=5, logging_first_step=True, save_strategy='no',
               save_total_limit=1, report_to='none', disable_tqdm=True, seed=seed, data_seed=seed, remove_unused_columns=False,
               dataloader_num_workers=0, use_cpu=torch.device(device).type != 'cuda')
@@ -606,6 +608,7 @@ def train_agent(models, agent: str, dataset, config: SFTConfig, out_dir, budget_
     if len(dataset) == 0: raise ValueError(f'{agent}: no training examples')
     collator = CompletionCollator(models.tokenizer.pad_token_id)
     total, cap, replan = _plan_length(dataset, config, models.parameters_of(agent)[0].device, budget_s, max_steps, epochs, steps)
+    lr = config.learning_rates.get(agent, config.learning_rate)
     schedule = CosineSchedule(total, warmup=min(config.warmup_steps, max(1, total // 10)), min_ratio=config.min_lr_ratio)
     last = last_checkpoint(out_dir) if resume else None      # a checkpoint cut short by a crash is skipped
     threads_before = torch.get_num_threads()
@@ -618,12 +621,13 @@ def train_agent(models, agent: str, dataset, config: SFTConfig, out_dir, budget_
         early = _EarlyStop(probe, config.eval_every, config.stop_compile, config.min_entropy, config.stop_correct) if probe and config.eval_every else None
         callbacks = [plan] + [early] * bool(early) + [tuner] * bool(tuner) + [_Progress(f'SFT {agent}', schedule, collator, tuner)] * bool(progress)
         trainer = _sft_trainer_class(config, dataset, schedule)(
-            model=model, args=_training_args(out_dir, config, cap, device, bf16, config.seed),
+            model=model, args=_training_args(out_dir, config, cap, device, bf16, config.seed, lr),
             train_dataset=dataset, data_collator=collator, callbacks=callbacks)
         seconds = _run_trainer(trainer, model, last, threads_before)
     logs = [(h['step'], h['loss']) for h in trainer.state.log_history if 'loss' in h]
     return dict(agent=agent, examples=len(dataset), steps=trainer.state.global_step, planned_steps=schedule.total,
                 resumed_from=Path(last).name if last else None, seconds=round(seconds, 2),
+                learning_rate=max((h['learning_rate'] for h in trainer.state.log_history if 'learning_rate' in h), default=lr),   # the peak it took
                 stopped_by=f'early: {early.reason}' if early and early.reason else plan.stopped_by or 'max_steps',
                 probes=early.history if early else [],
                 tokens=collator.tokens, answer_tokens=collator.answer_tokens, tokens_per_s=round(collator.tokens / max(seconds, 1e-9), 1),
@@ -1275,7 +1279,7 @@ def sample_episodes(models, tasks, tester, config: JointConfig, progress: bool =
 # %% ../nbs/12_sft.ipynb #7dec7138
 def train_on_turns(models, kept: list[dict], config: JointConfig, sft: SFTConfig, work: Path, log=print, **kw) -> dict:
     "Fine-tune each agent of `models` on its own `kept` turns with `train_agent`; the per-agent results (keywords go to `train_agent`)."
-    sft = dataclasses.replace(sft, learning_rate=config.learning_rate, warmup_steps=config.warmup_steps, eval_every=0,
+    sft = dataclasses.replace(sft, learning_rate=config.learning_rate, learning_rates={}, warmup_steps=config.warmup_steps, eval_every=0,
                               save_every_s=None, batch_size=config.batch_size or sft.batch_size)
     out = {}
     for agent in models.agents:
