@@ -5,6 +5,7 @@ kernels built the way KernelBench does it (torch.utils.cpp_extension.load_inline
 
     python bench/compile_bench.py                         # cold, cached, pool at 1 and 2 workers
     python bench/compile_bench.py --workers 1 2 4 8       # pool sizes to try
+    python bench/compile_bench.py --flags=-std=c++17      # as nvcc's default standard builds (before C++14 first)
     python bench/compile_bench.py --load-inline 3         # GPU machine: also 3 kernels through load_inline (~40 s each)
 
 Prints tables and writes JSON (default bench/results/compile_bench.json). Wall times on a shared machine
@@ -49,24 +50,24 @@ def table(rows, cols, title=''):
     print('\n'.join(lines) + '\n', flush=True)
 
 
-def bench_cold_and_cached(sources, arch, hits=5):
+def bench_cold_and_cached(sources, arch, hits=5, flags=()):
     "Each kernel built once in a fresh cache (cold), then `hits` times more (cached)."
     cache = fresh_cache()
     rows = []
     for name, src in sources:
         cpu0, t0 = children_cpu(), time.perf_counter()
-        r = compile_candidate(src, arch=arch)
+        r = compile_candidate(src, arch=arch, flags=flags)
         cold, cpu = time.perf_counter() - t0, children_cpu() - cpu0
         hit_times = []
         for _ in range(hits):
             t0 = time.perf_counter()
-            h = compile_candidate(src, arch=arch)
+            h = compile_candidate(src, arch=arch, flags=flags)
             hit_times.append(time.perf_counter() - t0)
             assert h.cache_hit, name
         k = max(r.kernels, key=lambda k: k.registers) if r.kernels else None
         occ = r.extra.get('occupancy_detail', {}).get(short_name(k.name), {}) if k else {}
         rows.append(dict(kernel=name, ok=r.ok, cold_s=cold, nvcc_cpu_s=cpu, compile_s=r.extra.get('compile_seconds', float('nan')),
-                         link_s=r.extra.get('link_seconds', float('nan')), cached_ms=1e3 * med(hit_times),
+                         link_s=r.extra.get('link_seconds', float('nan')), std=r.extra.get('std', ''), cached_ms=1e3 * med(hit_times),
                          kernels=len(r.kernels), regs=k.registers if k else 0, smem=k.shared_bytes if k else 0,
                          spills=(k.spill_store_bytes + k.spill_load_bytes) if k else 0,
                          occupancy=f'{occ["occupancy"]:.0%}@{occ["block_size"]}' if occ else ''))
@@ -74,11 +75,11 @@ def bench_cold_and_cached(sources, arch, hits=5):
     return rows
 
 
-def bench_pool(sources, arch, workers):
+def bench_pool(sources, arch, workers, flags=()):
     "All kernels through compile_many with `workers` builds at once, in a fresh cache."
     cache = fresh_cache()
     cpu0, t0 = children_cpu(), time.perf_counter()
-    rs = compile_many([s for _, s in sources], workers=workers, arch=arch)
+    rs = compile_many([s for _, s in sources], workers=workers, arch=arch, flags=flags)
     wall, cpu = time.perf_counter() - t0, children_cpu() - cpu0
     shutil.rmtree(cache, ignore_errors=True)
     return dict(workers=workers, candidates=len(rs), built=sum(r.ok for r in rs), wall_s=wall,
@@ -159,6 +160,7 @@ def main(argv=None):
     p.add_argument('--hits', type=int, default=5, help='cached builds timed per kernel')
     p.add_argument('--load-inline', type=int, default=0, metavar='N', help='also build N kernels with load_inline (GPU machine)')
     p.add_argument('--arch', default=None, help='target arch (default: the GPU here, else sm_90)')
+    p.add_argument('--flags', nargs='*', default=[], help='extra nvcc flags for every build, e.g. --flags=-std=c++17 (nvcc\'s default standard)')
     p.add_argument('--out', default=str(REPO / 'bench' / 'results' / 'compile_bench.json'))
     a = p.parse_args(argv)
     arch = a.arch or default_arch()
@@ -167,12 +169,12 @@ def main(argv=None):
     print(f"{info['host']}: {info['cores']} cores, nvcc {info['nvcc']}, arch {arch}, gpu {info['gpu']}, "
           f"load average {info['load_before'][0]:.1f} (shared machines run slower)\n", flush=True)
 
-    rows = bench_cold_and_cached(sources, arch, a.hits)
-    table(rows, ['kernel', 'ok', 'cold_s', 'nvcc_cpu_s', 'compile_s', 'link_s', 'cached_ms', 'regs', 'smem', 'spills', 'occupancy'],
+    rows = bench_cold_and_cached(sources, arch, a.hits, tuple(a.flags))
+    table(rows, ['kernel', 'ok', 'std', 'cold_s', 'nvcc_cpu_s', 'compile_s', 'link_s', 'cached_ms', 'regs', 'smem', 'spills', 'occupancy'],
           f'{len(rows)} kernels, one at a time')
     summary = dict(kernels=len(rows), built=sum(r['ok'] for r in rows), cold_median_s=med([r['cold_s'] for r in rows]),
                    nvcc_cpu_median_s=med([r['nvcc_cpu_s'] for r in rows]), cached_median_ms=med([r['cached_ms'] for r in rows]))
-    pool = [bench_pool(sources, arch, w) for w in a.workers]
+    pool = [bench_pool(sources, arch, w, tuple(a.flags)) for w in a.workers]
     table(pool, ['workers', 'candidates', 'built', 'wall_s', 'per_min', 'nvcc_cpu_s_per_candidate'], 'the build pool (compile_many)')
     li = []
     if a.load_inline:
@@ -191,7 +193,7 @@ def main(argv=None):
     print('targets:', json.dumps(targets), f"| load average before/after {info['load_before'][0]:.1f}/{info['load_after'][0]:.1f}")
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(dict(machine=info, arch=arch, summary=summary, targets=targets, kernels=rows, pool=pool, load_inline=li),
+    out.write_text(json.dumps(dict(machine=info, arch=arch, flags=a.flags, summary=summary, targets=targets, kernels=rows, pool=pool, load_inline=li),
                               indent=2, default=str))
     print(f'wrote {out}')
     return 0

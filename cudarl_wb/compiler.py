@@ -18,10 +18,10 @@ from .core import *
 # %% auto #0
 __all__ = ['MAX_TEXT_CHARS', 'MAX_SOURCE_CHARS', 'MAX_LOG_CHARS', 'MAX_MESSAGE_CHARS', 'MAX_FILE_BYTES', 'MAX_LIB_BYTES',
            'MAX_COMPILER_BYTES', 'CODE_LANGS', 'ALLOWED_HEADERS', 'ALLOWED_DIRECTIVES', 'ALLOWED_PRAGMAS', 'FORBIDDEN',
-           'DEFAULT_ARCH', 'ARCHS', 'ALLOWED_IMPORTS', 'FORBIDDEN_RUNTIME', 'BUILD_VERSION', 'CodeBlock', 'code_blocks',
-           'extract_code', 'SourceFunction', 'SourceView', 'scan_source', 'static_check', 'normalize_arch',
-           'default_arch', 'demangle', 'short_name', 'parse_diagnostics', 'parse_ptxas', 'ArchLimits', 'arch_limits',
-           'theoretical_occupancy', 'occupancy_table', 'launch_configs', 'host_imports', 'has_syscall',
+           'DEFAULT_ARCH', 'ARCHS', 'ALLOWED_IMPORTS', 'FORBIDDEN_RUNTIME', 'BUILD_VERSION', 'FIRST_STD', 'CodeBlock',
+           'code_blocks', 'extract_code', 'SourceFunction', 'SourceView', 'scan_source', 'static_check',
+           'normalize_arch', 'default_arch', 'demangle', 'short_name', 'parse_diagnostics', 'parse_ptxas', 'ArchLimits',
+           'arch_limits', 'theoretical_occupancy', 'occupancy_table', 'launch_configs', 'host_imports', 'has_syscall',
            'exported_functions', 'load_time_functions', 'import_issues', 'landlock_abi', 'toolkit_root', 'compiler_env',
            'confined', 'confinement', 'toolchain', 'nvcc_commands', 'build_key', 'split_extra_sources',
            'compile_candidate', 'compile_text', 'failed_build', 'compile_many', 'feedback', 'kernel_report_html',
@@ -1053,7 +1053,7 @@ def confinement() -> str:
     return f'{fs}; {MAX_COMPILER_BYTES >> 30} GiB address space, CPU time, process and file-size limits; scrubbed environment'
 
 # %% ../nbs/04_compiler.ipynb #cb0a5c8d
-BUILD_VERSION = 3   # bump when the build or what is cached changes
+BUILD_VERSION = 4   # bump when the build or what is cached changes
 
 @lru_cache(None)
 def toolchain() -> str:
@@ -1070,6 +1070,14 @@ def nvcc_commands(arch: str, flags=(), cudart: str = 'static') -> tuple[list[str
     compile_ = [_nvcc(), '-c', '-Xcompiler', '-fPIC', '-O3', '-lineinfo', f'-arch={arch}', '-Xptxas', '-v', *flags]
     link = [_nvcc(), '-shared', f'-arch={arch}', f'-cudart={cudart}', '-Xlinker', '-z,defs']
     return compile_, link
+
+# %% ../nbs/04_compiler.ipynb #f059279a
+FIRST_STD = '-std=c++14'   # the standard a build tries first (see above)
+_NEEDS_CPP17 = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"](?:cooperative_groups|cub/|thrust/|cuda/|curand)', re.M)   # CCCL's headers
+
+def _first_std(flags, source: str = '') -> list[str]:
+    "The standard to try before nvcc's default: none where `flags` name one or `source` includes headers that need C++17."
+    return [] if any(f.startswith(('-std', '--std')) for f in flags) or _NEEDS_CPP17.search(source) else [FIRST_STD]
 
 # %% ../nbs/04_compiler.ipynb #b21ee32a
 def build_key(source: str, arch: str, flags=(), cudart: str = 'static') -> str:
@@ -1142,9 +1150,14 @@ def _compile_and_link(tmp: Path, arch: str, flags, cudart: str, deadline: float,
     def run(cmd, more=()):
         t = _left(deadline, 0.1)
         return run_capped(confined(cmd, tmp, [*reads, *more], t), timeout=t, cwd=tmp, env=compiler_env(tmp))
-    r1 = run([*compile_, 'candidate.cu', '-o', 'candidate.o'])
+    std = _first_std(flags, (tmp/'candidate.cu').read_text())
+    r1 = run([*compile_, *std, 'candidate.cu', '-o', 'candidate.o'])
+    seconds = r1.seconds
+    if std and r1.returncode != 0 and not r1.timed_out:      # C++14 refused it: nvcc's default standard decides
+        std, r1 = [], run([*compile_, 'candidate.cu', '-o', 'candidate.o'])
+        seconds += r1.seconds
     log, timed_out = r1.stdout + r1.stderr, r1.timed_out
-    extra['compile_seconds'] = round(r1.seconds, 4)
+    extra['compile_seconds'], extra['std'] = round(seconds, 4), std[0][5:] if std else 'nvcc default'
     ok = r1.returncode == 0 and (tmp/'candidate.o').exists()
     objects = []
     for f in extra_sources if ok else ():
