@@ -1141,8 +1141,9 @@ def _extra_object(path, arch: str, flags, timeout: float, root: Path) -> tuple[P
 # %% ../nbs/04_compiler.ipynb #6db488bf
 def _left(deadline: float, least: float = 0.5) -> float: return max(least, deadline - time.perf_counter())
 
-def _compile_and_link(tmp: Path, arch: str, flags, cudart: str, deadline: float, root: Path, extra_sources) -> tuple[bool, str, bool, dict]:
-    "nvcc's compile and link steps in `tmp`, confined, before `deadline`: (built, log, timed out, details)."
+def _compile_and_link(tmp: Path, arch: str, flags, cudart: str, deadline: float, root: Path, extra_sources,
+                      std: list[str]) -> tuple[bool, str, bool, dict]:
+    "nvcc's compile and link steps in `tmp`, confined, before `deadline`, trying the standard `std` first: (built, log, timed out, details)."
     compile_, link = nvcc_commands(arch, flags, cudart)
     extra = dict(nvcc=nvcc_version(), flags=list(flags), cudart=cudart, extra_sources=[str(f) for f in extra_sources],
                  confinement=confinement())
@@ -1150,14 +1151,13 @@ def _compile_and_link(tmp: Path, arch: str, flags, cudart: str, deadline: float,
     def run(cmd, more=()):
         t = _left(deadline, 0.1)
         return run_capped(confined(cmd, tmp, [*reads, *more], t), timeout=t, cwd=tmp, env=compiler_env(tmp))
-    std = _first_std(flags, (tmp/'candidate.cu').read_text())
     r1 = run([*compile_, *std, 'candidate.cu', '-o', 'candidate.o'])
     seconds = r1.seconds
     if std and r1.returncode != 0 and not r1.timed_out:      # C++14 refused it: nvcc's default standard decides
         std, r1 = [], run([*compile_, 'candidate.cu', '-o', 'candidate.o'])
         seconds += r1.seconds
     log, timed_out = r1.stdout + r1.stderr, r1.timed_out
-    extra['compile_seconds'], extra['std'] = round(seconds, 4), std[0][5:] if std else 'nvcc default'
+    extra['compile_seconds'], extra['std'] = round(seconds, 4), std[0].removeprefix('-std=') if std else 'nvcc default'
     ok = r1.returncode == 0 and (tmp/'candidate.o').exists()
     objects = []
     for f in extra_sources if ok else ():
@@ -1205,7 +1205,7 @@ def _build(source: str, arch: str, flags, cudart: str, key: str, timeout: float,
     deadline = deadline or t0 + timeout
     tmp = Path(tempfile.mkdtemp(dir=root, prefix=f'.{key}.'))
     (tmp/'candidate.cu').write_text(source)
-    ok, log, timed_out, extra = _compile_and_link(tmp, arch, flags, cudart, deadline, root, extra_sources)
+    ok, log, timed_out, extra = _compile_and_link(tmp, arch, flags, cudart, deadline, root, extra_sources, _first_std(flags, source))
     diagnostics = parse_diagnostics(log, source)
     if ok and (tmp/'candidate.so').stat().st_size > MAX_LIB_BYTES:
         ok = False; diagnostics.append(Diagnostic(None, 'error', f'the library is over {MAX_LIB_BYTES >> 20} MB: no kernel needs that'))

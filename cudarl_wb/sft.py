@@ -512,13 +512,13 @@ def bf16_fast(device) -> bool:
 
 
 # %% ../nbs/12_sft.ipynb #ed801ef4
-def _training_args(out_dir, config: SFTConfig, cap: int, device, bf16: bool, seed: int, lr: float | None = None):
+def _training_args(out_dir, config: SFTConfig, cap: int, device, bf16: bool, seed: int, lr: float):
     "`TrainingArguments` for one agent, with what differs between transformers versions handled."
     import inspect
     from transformers import TrainingArguments
     known = inspect.signature(TrainingArguments.__init__).parameters
     kw = dict(output_dir=str(out_dir), per_device_train_batch_size=config.batch_size, gradient_accumulation_steps=config.grad_accum,
-              learning_rate=lr or config.learning_rate, weight_decay=config.weight_decay, adam_beta1=0.9, adam_beta2=config.adam_beta2,
+              learning_rate=lr, weight_decay=config.weight_decay, adam_beta1=0.9, adam_beta2=config.adam_beta2,
               max_grad_norm=1.0, max_steps=cap, bf16=bf16, logging_steps=5, logging_first_step=True, save_strategy='no',
               save_total_limit=1, report_to='none', disable_tqdm=True, seed=seed, data_seed=seed, remove_unused_columns=False,
               dataloader_num_workers=0, use_cpu=torch.device(device).type != 'cuda')
