@@ -1,8 +1,8 @@
-"""Where a training step's seconds go, with and without the pipelined step, on one card.
+"""Where a training step's seconds go: serial, pipelined, and pipelined with the next step begun early, on one card.
 
 Run from the repository root:
 
-    python bench/step_split.py --preset tiny --steps 4            # on a GPU: warm start, then 2×4 steps
+    python bench/step_split.py --preset tiny --steps 4            # on a GPU: warm start, then 3×4 steps
     python bench/step_split.py --preset tiny --steps 2 --sft-budget 0 --group-size 2 --max-new-tokens 32   # CPU check
     python bench/step_split.py --preset tiny --steps 3 --workers-per-card 3 --timing ratio   # a cheaper judge
     CUDA_VISIBLE_DEVICES=0 python bench/step_split.py ...   # on one card of a machine with several
@@ -16,11 +16,14 @@ on one card, the Tester's workers on every other card of the machine, or beside 
 The trainer pipelines only where the model generates on a GPU: on the CPU both ways step serially, and the
 CPU check runs the machinery only.
 
-One trainer plays every step, so both ways share the model, the evaluator's workers and their warm
+One trainer plays every step, so the ways share the model, the evaluator's workers and their warm
 caches: one warm-up step (not counted, it starts the workers and times the references), then the
-serial and the pipelined step in turn, `--steps` of each. Per way: the step's seconds, the rollout
-(generation), the judging (compile, check, time), the judging hidden under generation, the update,
-and the judging's share of the step (the judging the step waited for, over the step), and the CPU-seconds each
+serial and the pipelined step in turn, `--steps` of each, then `--steps` pipelined steps in a row that
+each begin the next one's first turn (`prefetch`, after one such step not counted, which had none begun
+for it). Per way: the step's seconds, the generation (this thread's wall time generating), the judging
+thread's busy seconds, the judging hidden under generation, the timing window, the update, the seconds
+the step waited for judging (the rollout's wall time less its generation) and their share of the step
+(`judging_spans_share`: the share as reported before, busy less hidden, over the step), and the CPU-seconds each
 step used, by whom (`cpu_seconds`: this process, the compilers it ran, the workers under it). The verdicts of
 each way are counted too: the pipeline must judge as the serial step does. Where the judging went is
 summed over each way's judged candidates (`judging_breakdown`: compile, queued, worker start,
@@ -41,7 +44,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT/'bench'))
 from _table import table
 
-KEYS = ['step_s', 'rollout_s', 'judging_s', 'judging_hidden_s', 'update_s', 'judging_share']
+KEYS = ['step_s', 'generating_s', 'judging_s', 'judging_hidden_s', 'timing_window_s', 'update_s', 'judging_waited_s', 'judging_share', 'judging_spans_share']
+WAYS = ['serial', 'pipelined', 'prefetch']
 
 
 def parse():
@@ -53,6 +57,7 @@ def parse():
     ap.add_argument('--batch-size', type=int, default=None, help="tasks a step (default: the preset's recipe, else 2)")
     ap.add_argument('--group-size', type=int, default=None, help="episodes a task (default: the preset's recipe, else 8)")
     ap.add_argument('--max-turns', type=int, default=2)
+    ap.add_argument('--ways', default='serial,pipelined,prefetch', help='which ways to step, of serial, pipelined, prefetch (comma-separated)')
     ap.add_argument('--max-new-tokens', type=int, default=640)
     ap.add_argument('--workers-per-card', type=int, default=None, help="sandbox workers per card (default: the preset's recipe, else 1)")
     ap.add_argument('--timing', default=None, choices=['full', 'ratio'], help="the evaluator's timing mode (default: the preset's recipe, else full)")
@@ -139,21 +144,29 @@ def main():
     args = parse()
     work = Path(args.work or tempfile.mkdtemp(prefix='step_split_'))
     trainer = trainer_for(args, work)
-    steps = {'serial': [], 'pipelined': []}
-    counts = {'serial': collections.Counter(), 'pipelined': collections.Counter()}
-    judged = {'serial': [], 'pipelined': []}
-    trainer.cfg.pipeline = True
+    ways = [w for w in WAYS if w in args.ways.split(',')]
+    steps, counts, judged = ({w: [] for w in ways}, {w: collections.Counter() for w in ways}, {w: [] for w in ways})
+    trainer.cfg.pipeline, trainer.cfg.prefetch = True, False
     trainer.train_step()                                 # warm-up: workers start, references are timed
-    for i in range(2 * args.steps):
-        way = 'serial' if i % 2 == 0 else 'pipelined'
-        trainer.cfg.pipeline = way == 'pipelined'
+
+    def play(way, count=True):
+        trainer.cfg.pipeline, trainer.cfg.prefetch = way != 'serial', way == 'prefetch'
         c0 = cpu_seconds()
         m = trainer.train_step()
+        if not count: return
         m.update({f'cpu/{k}_s': v for k, v in cpu_used(c0, cpu_seconds()).items()})
+        m['judging_spans_share'] = (m['judging_s'] - m['judging_hidden_s']) / m['step_s']   # the share as reported before 2026-12-02
         steps[way].append({k: v for k, v in m.items() if isinstance(v, (int, float, str)) or v is None})
         reps = reports(trainer, trainer.step)
         counts[way] += verdicts(reps)
         judged[way] += evaluations(reps)
+
+    alternate = [w for w in ways if w != 'prefetch']
+    for i in range(len(alternate) * args.steps): play(alternate[i % len(alternate)])
+    if 'prefetch' in ways:       # steps in a row: each one begins the next; the first (not counted) has none begun for it
+        play('prefetch', count=False)
+        for _ in range(args.steps): play('prefetch')
+        trainer.drop_ahead()
     cards = trainer.tester.evaluator.devices if trainer.mode == 'full' else []
     by_process = {}
     if cards:             # each evaluator process's device memory now, to set beside the planner's per-process loads
@@ -189,7 +202,8 @@ def main():
     table(cpu, ['way', 'trainer', 'tools', 'workers'])
     print('where the judging went, seconds per step summed over its evaluations (parts that overlap add up past the wall time):')
     table(parts, ['way', *SECONDS_PARTS, 'evaluations', 'cached_builds', 'reused_timings', 'workers_ended', 'spares_used'])
-    memory = {k: v for k, v in steps['pipelined'][-1].items() if k.startswith('memory/')}
+    last = next((steps[w][-1] for w in reversed(ways) if steps[w]), {})
+    memory = {k: v for k, v in last.items() if k.startswith('memory/')}
     if memory: print('memory, last step: ' + ', '.join(f'{k[7:]} {v:.2f}' for k, v in memory.items() if v is not None))
     name = f"step_split_{args.preset}{'' if trainer.mode == 'full' else '_cpu'}.json"
     out = Path(args.out) if args.out else (Path(os.environ['OUT']) if os.environ.get('OUT') else ROOT/'bench'/'results')/name

@@ -24,9 +24,10 @@ from .grpo import Sample, StepConfig, samples_of, grpo_step, _batched_logprobs, 
 
 # %% auto #0
 __all__ = ['RECIPES', 'GRPOConfig', 'heldout_compositions', 'training_tasks', 'split_line', 'episode_metrics', 'save_agents',
-           'GRPOTrainer', 'sft_overrides', 'overlap_s', 'Pipeline', 'warm_in_background', 'peak_memory',
-           'worker_device_bytes', 'judged_parts', 'update_config', 'eval_score', 'lr_scale', 'plot_training',
-           'train_args', 'train_defaults', 'builtin_plan', 'plan_tester', 'oom_message', 'train_command', 'run_summary']
+           'GRPOTrainer', 'sft_overrides', 'overlap_s', 'build_threads', 'Pipeline', 'warm_in_background',
+           'peak_memory', 'worker_device_bytes', 'judged_parts', 'update_config', 'eval_score', 'lr_scale',
+           'plot_training', 'train_args', 'train_defaults', 'builtin_plan', 'plan_tester', 'oom_message',
+           'train_command', 'run_summary']
 
 # %% ../nbs/14_trainer.ipynb #f5d0e71d
 @dataclass
@@ -50,6 +51,7 @@ class GRPOConfig(StepConfig):
     suite: bool = option(True, 'train on procedural compositions only, the kind the held-out set holds', flag='--no-suite')
     tasks: str = option('builtin,procedural', 'training tasks: builtin, tier:K, procedural[:N], kernelbench:PATH[:LEVELS], joined with , or +')
     pipeline: bool = option(True, 'generate every group, then judge them all (no judging during generation)', flag='--no-pipeline')
+    prefetch: bool = option(True, "with the pipeline, generate the next step's first turn while this step's last turn is judged (weights one update old)", flag='--no-prefetch')
     eval_workers: int = option(1, 'sandbox workers per evaluation card (checks side by side, timings one at a time)')
     timing: str = option('full', "kernel timing: 'full' (half a second each, for the figures people read) or 'ratio' (a tenth)",
                          choices=['full', 'ratio'])
@@ -191,6 +193,7 @@ class GRPOTrainer:
         self.curriculum = self._curriculum(resuming)
         self.log(split_line(self.pool, self.eval_set))
         self.step, self.history, self.evals, self.best_score, self.plan = 0, [], [], -math.inf, None
+        self.ahead, self.build_pool = None, None      # the next step's first turn, begun early; the build threads it shares
         if resuming: self._restore()
 
 def _prepare_process(device):
@@ -315,18 +318,27 @@ def _timed_reports(tester, tasks, crs, checked) -> list:
     return [tester._report(t, cr, b) for t, cr, b in zip(tasks, crs, benches)]
 
 # %% ../nbs/14_trainer.ipynb #34dc4104
+def build_threads(tester) -> ThreadPoolExecutor:
+    "Threads that build answers while the model generates: `tester.workers`, or a thread a core but one."
+    return ThreadPoolExecutor(tester.workers or max(1, available_cores() - 1), thread_name_prefix='cudarl-build')
+
 class Pipeline:
     "Generation on this thread, judging on one other: a group's answers are judged while the next group's are generated."
-    def __init__(self, tester, quiet_card: bool = False):
-        self.tester = tester
+    def __init__(self, tester, quiet_card: bool = False, builder: ThreadPoolExecutor | None = None):
+        self.tester, self.own_builder = tester, builder is None
         self.checker = (Tester(evaluator=tester.evaluator, reward_preset=tester.reward_preset, arch=tester.arch, time_it=False,
                                workers=tester.workers) if quiet_card else None)
         self.thread = ThreadPoolExecutor(1, thread_name_prefix='cudarl-judge')
-        self.builder = ThreadPoolExecutor(tester.workers or max(1, available_cores() - 1), thread_name_prefix='cudarl-build')
+        self.builder = builder or build_threads(tester)
         self.generating, self.judging, self.windows = [], [], []
 
     def __enter__(self): return self
-    def __exit__(self, *exc): self.thread.shutdown(wait=True); self.builder.shutdown(wait=True, cancel_futures=True)
+    def __exit__(self, *exc):
+        self.thread.shutdown(wait=True)
+        if self.own_builder: self.builder.shutdown(wait=True, cancel_futures=True)   # a shared pool outlives the rollout
+
+    @property
+    def generating_s(self) -> float: return sum(e - s for s, e in self.generating)   # this thread's, one interval at a time
 
     @property
     def hidden_s(self) -> float: return overlap_s(self.generating, self.judging)
@@ -381,37 +393,52 @@ def _submit(self: Pipeline, unit: dict) -> dict:
     unit['future'] = self.thread.submit(_check_job, self.tester, self.checker, unit['tasks'], unit['builds'])
     return unit
 
+# %% ../nbs/14_trainer.ipynb #a604456d
+@patch
+def start(self: Pipeline, tasks, generator, optimizer, group_size: int = 8, seed: int | None = 0) -> dict:
+    "A rollout begun: its groups, and their first turn generated and building (`run` judges it, with `started=`)."
+    tasks = [get_task(t) if isinstance(t, str) else t for t in tasks]
+    groups = [[Episode(t.name, group=g, member=m, seed=seed, mode=self.tester.mode) for m in range(group_size)]
+              for g, t in enumerate(tasks)]
+    return dict(tasks=tasks, groups=groups, units=self._first_turn(tasks, groups, (generator, optimizer), seed) if tasks else [])
+
+
 # %% ../nbs/14_trainer.ipynb #eac95cf8
 @patch
-def _finish(self: Pipeline, u: dict, groups, threshold: float, max_turns: int) -> list[int]:
-    "Wait for unit `u`'s judging, add its turns; the members of its group that go on."
-    out, span = u['future'].result()
-    self.judging.append(span)
-    if self.checker is not None:
-        t = time.perf_counter(); reports = _timed_reports(self.tester, *out)
+def _finish(self: Pipeline, units: list[dict], groups, threshold: float, max_turns: int) -> list[tuple]:
+    "Wait for `units`' judging, time them in one window, add their turns; each unit with the members of its group that go on."
+    outs = [u['future'].result() for u in units]
+    self.judging += [span for _, span in outs]
+    reports, window = [out for out, _ in outs], 0.0
+    if self.checker is not None:        # the card made quiet once for all of them, not once a group
+        t, cols = time.perf_counter(), [[x for out in reports for x in out[c]] for c in range(3)]
+        timed = iter(_timed_reports(self.tester, *cols))
+        reports = [[next(timed) for _ in out[0]] for out in reports]
         self.judging.append(w := (t, time.perf_counter())); self.windows.append(w)
-    else: reports = out
-    judged = sum(e - s for s, e in self.judging[-2 if self.checker is not None else -1:])
-    share = dict(generate=u['gen_s'] / len(u['live']), test=judged / len(u['live']))
-    return [i for i, msgs, gen, rep in zip(u['live'], u['prompts'], u['gens'], reports)
-            if _add_turn(groups[u['g']][i], Turn(u['k'], u['agent'], msgs, gen, rep, seconds=share), threshold, max_turns)]
+        window = (w[1] - w[0]) / len(cols[0])
+    out = []
+    for u, rs, (_, (s, e)) in zip(units, reports, outs):
+        share = dict(generate=u['gen_s'] / len(u['live']), test=(e - s) / len(u['live']) + window)
+        out.append((u, [i for i, msgs, gen, rep in zip(u['live'], u['prompts'], u['gens'], rs)
+                        if _add_turn(groups[u['g']][i], Turn(u['k'], u['agent'], msgs, gen, rep, seconds=share), threshold, max_turns)]))
+    return out
 
 # %% ../nbs/14_trainer.ipynb #b0c8df27
 @patch
 def run(self: Pipeline, tasks, generator, optimizer, group_size: int = 8, max_turns: int = 4, threshold: float = 0.8,
-        seed: int | None = 0, final: str = 'best', credit: dict | None = None) -> list[Episode]:
+        seed: int | None = 0, final: str = 'best', credit: dict | None = None, started: dict | None = None, ahead=None) -> list[Episode]:
     "`run_episodes`' episodes, each group's turns judged while other groups' are generated."
-    tasks = [get_task(t) if isinstance(t, str) else t for t in tasks]
-    if not tasks: return []
-    groups = [[Episode(t.name, group=g, member=m, seed=seed, mode=self.tester.mode) for m in range(group_size)]
-              for g, t in enumerate(tasks)]
-    agents = generator, optimizer
-    judging = collections.deque(self._submit(u) for u in self._first_turn(tasks, groups, agents, seed))
+    s = started or self.start(tasks, generator, optimizer, group_size, seed)
+    tasks, groups, agents = s['tasks'], s['groups'], (generator, optimizer)
+    judging = collections.deque(self._submit(u) for u in s['units'])
     while judging:
+        if ahead is not None and not judging[0]['future'].done() and all(u['k'] + 1 >= max_turns for u in judging):
+            ahead(); ahead = None                                   # nothing of this rollout is left to generate
         done = [judging.popleft()]                                  # the oldest: the judging thread works in order
         while judging and judging[0]['future'].done(): done.append(judging.popleft())
-        parts = [(u['g'], u['k'] + 1, live) for u in done if (live := self._finish(u, groups, threshold, max_turns))]
+        parts = [(u['g'], u['k'] + 1, live) for u, live in self._finish(done, groups, threshold, max_turns) if live]
         if parts: judging.extend(self._submit(u) for u in self._generate(parts, tasks, groups, agents, seed))
+    if ahead is not None: ahead()        # the judging outran the generation: the next rollout's builds still overlap the update
     episodes = [ep for g in groups for ep in g]
     for ep in episodes: _credit(ep, final, **(credit or {}))
     return episodes
@@ -429,21 +456,41 @@ def warm_in_background(tester, tasks) -> threading.Thread | None:
 
 # %% ../nbs/14_trainer.ipynb #44c54954
 @patch
-def _rollout(self: GRPOTrainer, tasks, round_: int = 0) -> tuple[list, dict]:
+def _seed(self: GRPOTrainer, step: int, round_: int = 0) -> int: return self.cfg.seed * 1_000_003 + step + 100_003 * round_
+
+@patch
+def _rollout(self: GRPOTrainer, tasks, round_: int = 0, started: dict | None = None) -> tuple[list, dict]:
     cfg = self.cfg
-    kw = dict(group_size=cfg.group_size, max_turns=cfg.max_turns, threshold=cfg.threshold,
-              seed=cfg.seed * 1_000_003 + self.step + 100_003 * round_)
+    kw = dict(group_size=cfg.group_size, max_turns=cfg.max_turns, threshold=cfg.threshold, seed=self._seed(self.step, round_))
     if not cfg.pipeline or self.device.type != 'cuda':    # on the CPU both halves want the same cores
-        return run_episodes(tasks, self.generator, self.optimizer_agent, self.tester, progress=False, **kw), dict(hidden=0.0, window=0.0)
-    with Pipeline(self.tester, _quiet_card(self.tester, self.device)) as pipe:
-        episodes = pipe.run(tasks, self.generator, self.optimizer_agent, **kw)
-    return episodes, dict(hidden=pipe.hidden_s, window=pipe.window_s)
+        eps = run_episodes(tasks, self.generator, self.optimizer_agent, self.tester, progress=False, **kw)
+        return eps, dict(hidden=0.0, window=0.0, generating=sum(t.seconds.get('generate', 0.0) for ep in eps for t in ep.turns))
+    if self.build_pool is None: self.build_pool = build_threads(self.tester)
+    early = cfg.prefetch and cfg.refill_flat == 0 and self.step + 1 < cfg.steps
+    with Pipeline(self.tester, _quiet_card(self.tester, self.device), self.build_pool) as pipe:
+        episodes = pipe.run(tasks, self.generator, self.optimizer_agent, started=started,
+                            ahead=(lambda: self._prefetch(pipe)) if early else None, **kw)
+    return episodes, dict(hidden=pipe.hidden_s, window=pipe.window_s, generating=pipe.generating_s)
+
+# %% ../nbs/14_trainer.ipynb #cf469b4d
+@patch
+def _prefetch(self: GRPOTrainer, pipe: Pipeline):
+    tasks = self.curriculum.sample(self.cfg.batch_size)
+    warm_in_background(self.tester, tasks)
+    self.ahead = dict(tasks=tasks, started=pipe.start(tasks, self.generator, self.optimizer_agent, self.cfg.group_size,
+                                                      self._seed(self.step + 1)))
+
+@patch
+def drop_ahead(self: GRPOTrainer):
+    for f in (f for u in (self.ahead or {}).get('started', {}).get('units', []) for f in u['builds']): f.cancel()
+    self.ahead = None
+    if self.build_pool is not None: self.build_pool.shutdown(wait=False, cancel_futures=True); self.build_pool = None
 
 # %% ../nbs/14_trainer.ipynb #c815f31f
 @patch
-def _rollout_refilled(self: GRPOTrainer, tasks) -> tuple[list, list, list, dict]:
+def _rollout_refilled(self: GRPOTrainer, tasks, started: dict | None = None) -> tuple[list, list, list, dict]:
     "Every episode of the step and those it trains on (flat groups replaced for up to `cfg.refill_flat` rounds); the tasks drawn; the split."
-    episodes, split = self._rollout(tasks)
+    episodes, split = self._rollout(tasks, started=started)
     kept, drawn = list(episodes), list(tasks)
     for r in range(1, self.cfg.refill_flat + 1):
         flat = set(flat_tasks(kept))
@@ -503,14 +550,17 @@ def update_config(cfg: GRPOConfig) -> StepConfig:
 def train_step(self: GRPOTrainer) -> dict:
     "Sample tasks, play the episodes, update each agent on its own turns; return the step's metrics."
     cfg, t0 = self.cfg, time.perf_counter()
-    tasks, memory = self.curriculum.sample(cfg.batch_size), {}
+    ahead, self.ahead, memory = self.ahead, None, {}
+    tasks = ahead['tasks'] if ahead else self.curriculum.sample(cfg.batch_size)
     self.tester.forget()   # time kernels afresh each step: the GPU's state drifts
-    warm_in_background(self.tester, tasks)
-    with peak_memory(self.device, memory, 'rollout'): episodes, kept, drawn, split = self._rollout_refilled(tasks)
+    if not ahead: warm_in_background(self.tester, tasks)
+    with peak_memory(self.device, memory, 'rollout'):
+        episodes, kept, drawn, split = self._rollout_refilled(tasks, ahead and ahead['started'])
     t1 = time.perf_counter()
     metrics = dict(step=self.step + 1, tier=self.curriculum.tier, mode=self.mode, tasks=drawn, refilled=len(drawn) - len(tasks),
                    **episode_metrics(episodes))
-    metrics.update(judging_s=metrics['evaluation_s'], judging_hidden_s=split['hidden'], timing_window_s=split['window'], **judged_parts(episodes))
+    metrics.update(judging_s=metrics['evaluation_s'], judging_hidden_s=split['hidden'], timing_window_s=split['window'], generating_s=split['generating'],
+                   judging_waited_s=max(0.0, t1 - t0 - split['generating']), prefetched=ahead is not None, **judged_parts(episodes))
     trained = _in_band(kept, cfg)
     metrics['tasks_out_of_band'] = len({ep.task for ep in kept} - {ep.task for ep in trained})
     samples = [s for ss in samples_of(trained, cfg.credit, cfg.gamma).values() for s in ss]
@@ -524,7 +574,7 @@ def train_step(self: GRPOTrainer) -> dict:
     metrics['zero_std_share'] = sum(metrics.get(f'{a}/flat_groups', 0) for a in self.optimizers) / groups if groups else 0.0
     metrics['update_s'] = time.perf_counter() - t1
     metrics['step_s'] = time.perf_counter() - t0
-    metrics['judging_share'] = (metrics['judging_s'] - split['hidden']) / metrics['step_s']   # the judging the step waited for
+    metrics['judging_share'] = metrics['judging_waited_s'] / metrics['step_s']   # the rollout's wall time not spent generating
     if self.plan is not None and memory:
         metrics.update(memory_check(self.plan, memory, self.device.index or 0))
         cards = [d for d in (self.tester.evaluator.devices if self.mode == 'full' else []) if d != str(self.device)]
@@ -631,6 +681,7 @@ def fit(self: GRPOTrainer, progress: bool = True) -> dict:
         if (cfg.eval_every and self.step % cfg.eval_every == 0) or self.step == cfg.steps: self._evaluate_and_keep(writer)
         self.save_state()
     bar.close()
+    self.drop_ahead()
     final = dict(config=cfg.to_dict(), steps=self.history, evals=self.evals, curriculum=self.curriculum.state_dict(),
                  mode=self.mode, device=str(self.device), device_name=_device_name(self.device), stopped=stopped,
                  run_s=time.perf_counter() - self.t_made)
@@ -801,7 +852,8 @@ def run_summary(final: dict, mode: str) -> str:
     if steps:
         mean = lambda k: statistics.fmean(h[k] for h in steps if h.get(k) is not None) if any(h.get(k) is not None for h in steps) else float('nan')
         lines.append(f"per step on {final['device_name']}: {mean('step_s'):.1f} s: rollout {mean('rollout_s'):.1f}, judging "
-                     f"{mean('evaluation_s'):.1f} ({mean('judging_hidden_s'):.1f} hidden under generation), update {mean('update_s'):.1f}; "
+                     f"{mean('evaluation_s'):.1f} ({mean('judging_hidden_s'):.1f} hidden under generation; the step waited {mean('judging_waited_s'):.1f} for it, "
+                     f"{mean('judging_share'):.0%}), update {mean('update_s'):.1f}; "
                      f"generation {mean('tokens_per_s'):.0f} tokens/s")
         parts = ', '.join(f"{k} {mean(f'judged/{k}'):.1f}" for k in ('nvcc', 'compile', 'queued', 'worker_start', 'references', 'correctness', 'timing')
                           if any(h.get(f'judged/{k}') for h in steps))

@@ -121,3 +121,22 @@ def test_the_first_turn_samples_what_the_serial_step_samples():
         with Pipeline(judge) as pipe: piped = pipe.run(['relu', 'sigmoid'], *agents, group_size=2, max_turns=2, seed=5)
     first = lambda eps: [ep.turns[0].generation.response_ids for ep in eps]
     assert first(piped) == first(serial) and len(set(map(tuple, first(serial)))) > 1
+
+
+@cuda
+def test_steps_in_a_row_begin_the_next_ones_first_turn(tmp_path):
+    cfg = GRPOConfig(output_dir=str(tmp_path/'rl'), sft_budget_s=0, num_episodes=12, batch_size=2, group_size=2, max_turns=2,
+                     max_new_tokens=64, eval_tasks=1, procedural=20)
+    trainer = GRPOTrainer(cfg, device='cuda')
+    ms, drawn = [], []
+    for _ in range(cfg.steps):
+        ms.append(trainer.train_step())
+        drawn.append(list(trainer.ahead['tasks']) if trainer.ahead else None)
+    trainer.tester.close()
+    assert [m['prefetched'] for m in ms] == [False, True, True]
+    assert drawn[2] is None and trainer.ahead is None                          # the last step begins nothing
+    assert [list(m['tasks']) for m in ms[1:]] == drawn[:2]                 # each step played what the one before drew
+    for m in ms:
+        assert 0 <= m['judging_share'] <= 1 and m['generating_s'] > 0
+    trainer.drop_ahead()
+    assert trainer.build_pool is None
