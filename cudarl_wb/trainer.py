@@ -51,7 +51,7 @@ class GRPOConfig(StepConfig):
     suite: bool = option(True, 'train on procedural compositions only, the kind the held-out set holds', flag='--no-suite')
     tasks: str = option('builtin,procedural', 'training tasks: builtin, tier:K, procedural[:N], kernelbench:PATH[:LEVELS], joined with , or +')
     pipeline: bool = option(True, 'generate every group, then judge them all (no judging during generation)', flag='--no-pipeline')
-    prefetch: bool = option(True, "with the pipeline, generate the next step's first turn while this step's last turn is judged (weights one update old)", flag='--no-prefetch')
+    prefetch: bool = option(True, "generate each step's first turn in that step (by default the pipeline generates it while the step before is judged, with weights one update old)", flag='--no-prefetch')
     eval_workers: int = option(1, 'sandbox workers per evaluation card (checks side by side, timings one at a time)')
     timing: str = option('full', "kernel timing: 'full' (half a second each, for the figures people read) or 'ratio' (a tenth)",
                          choices=['full', 'ratio'])
@@ -450,7 +450,9 @@ def warm_in_background(tester, tasks) -> threading.Thread | None:
     if getattr(tester, 'mode', None) != 'full' or not hasattr(ev, 'warm_references'): return None
     def run():
         try: ev.warm_references(tasks)
-        except Exception as e: print(f'warming references: {type(e).__name__}: {e}', file=sys.stderr)
+        except Exception as e:
+            if 'after interpreter shutdown' not in str(e):     # the process is exiting: the work is not wanted any more
+                print(f'warming references: {type(e).__name__}: {e}', file=sys.stderr)
     th = threading.Thread(target=run, daemon=True, name='warm-references'); th.start()
     return th
 
