@@ -16,8 +16,8 @@ from contextlib import contextmanager
 __all__ = ['Verdict', 'Record', 'KernelResources', 'Diagnostic', 'StaticIssue', 'CompileResult', 'ShapeCheck', 'BenchResult',
            'atomic_write', 'atomic_write_json', 'restore_dir', 'atomic_dir', 'ProcResult', 'safe_text', 'run_capped',
            'cache_dir', 'assets_dir', 'nvcc_path', 'nvcc_version', 'cuda_available', 'seed_everything', 'torch_threads',
-           'available_cores', 'content_hash', 'file_sha256', 'option', 'add_options', 'from_options', 'skip_gpu_cells',
-           'blank_comments', 'save_widget_state']
+           'available_cores', 'release_host_memory', 'content_hash', 'file_sha256', 'option', 'add_options',
+           'from_options', 'skip_gpu_cells', 'blank_comments', 'save_widget_state']
 
 # %% ../nbs/00_core.ipynb #82fbd8ad
 class Verdict(str, enum.Enum):
@@ -351,6 +351,13 @@ def available_cores() -> int:
     "CPU cores this process may use."
     try: return len(os.sched_getaffinity(0))
     except (AttributeError, OSError): return os.cpu_count() or 1
+
+# %% ../nbs/00_core.ipynb #b2aabf20
+def release_host_memory() -> bool:
+    "Return the C heap's free pages to the system (glibc's `malloc_trim`); False where the C library has none."
+    import ctypes
+    try: return bool(ctypes.CDLL(None).malloc_trim(0))
+    except (OSError, AttributeError): return False
 
 # %% ../nbs/00_core.ipynb #43d5b60a
 def content_hash(*parts) -> str:

@@ -63,7 +63,7 @@ def token_logprobs(model, input_ids: torch.Tensor, attention_mask: torch.Tensor,
     logp_all = F.log_softmax(logits, dim=-1)
     target = input_ids[:, 1:]
     logp = logp_all.gather(-1, target.unsqueeze(-1)).squeeze(-1)
-    entropy = -(logp_all.exp() * logp_all).sum(-1)
+    with torch.no_grad(): entropy = -(logp_all.exp() * logp_all).sum(-1)   # a measure, not in the loss: no graph kept
     m = response_mask[:, 1:].to(logp.dtype)
     return logp * m, entropy * m
 

@@ -184,6 +184,7 @@ class GRPOTrainer:
         self.eval_set = [t.name for t in heldout_compositions(cfg.eval_tasks, cfg.seed)] + [t.name for t in held]
         if tester is not None: warm_in_background(tester, self.eval_set + [t.name for t in self.pool])   # while the warm start trains
         self.models = models if models is not None else self._start_agents(resuming)
+        release_host_memory()                 # the warm start's freed buffers would stay resident under the run
         self._adapt()
         self._make_agents(tester)
         self.references = self._references(resuming)
@@ -584,6 +585,7 @@ def train_step(self: GRPOTrainer) -> dict:
         if (w := worker_device_bytes(self.tester, card)): metrics.update(memory_check(self.plan, {'evaluator': w}, card.index or 0))
     self.step += 1
     save_transcripts(self.out/'transcripts.jsonl', episodes, append=True)
+    release_host_memory()                     # between steps the process holds what it uses, not its high-water mark
     return metrics
 
 # %% ../nbs/14_trainer.ipynb #ac6880de
