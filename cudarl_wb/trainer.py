@@ -452,7 +452,7 @@ def warm_in_background(tester, tasks) -> threading.Thread | None:
     def run():
         try: ev.warm_references(tasks)
         except Exception as e:
-            if 'after interpreter shutdown' not in str(e):     # the process is exiting: the work is not wanted any more
+            if threading.main_thread().is_alive():            # else the process is exiting: the work is not wanted any more
                 print(f'warming references: {type(e).__name__}: {e}', file=sys.stderr)
     th = threading.Thread(target=run, daemon=True, name='warm-references'); th.start()
     return th
@@ -485,7 +485,8 @@ def _prefetch(self: GRPOTrainer, pipe: Pipeline):
 
 @patch
 def drop_ahead(self: GRPOTrainer):
-    for f in (f for u in (self.ahead or {}).get('started', {}).get('units', []) for f in u['builds']): f.cancel()
+    for u in self.ahead['started']['units'] if self.ahead else []:
+        for f in u['builds']: f.cancel()
     self.ahead = None
     if self.build_pool is not None: self.build_pool.shutdown(wait=False, cancel_futures=True); self.build_pool = None
 
