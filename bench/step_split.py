@@ -23,7 +23,9 @@ each begin the next one's first turn (`prefetch`, after one such step not counte
 for it). Per way: the step's seconds, the generation (this thread's wall time generating), the judging
 thread's busy seconds, the judging hidden under generation, the timing window, the update, the seconds
 the step waited for judging (the rollout's wall time less its generation) and their share of the step
-(`judging_spans_share`: the share as reported before, busy less hidden, over the step), and the CPU-seconds each
+(`judging_spans_share`: the share as reported before, busy less hidden, over the step), the references timed in
+the step (`refs_timed`) and their seconds before the card's lock (compiling, waiting for the card: `refs_before_s`)
+and in it (`refs_card_s`), and the CPU-seconds each
 step used, by whom (`cpu_seconds`: this process, the compilers it ran, the workers under it). The verdicts of
 each way are counted too: the pipeline must judge as the serial step does. Where the judging went is
 summed over each way's judged candidates (`judging_breakdown`: compile, queued, worker start,
@@ -44,7 +46,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT/'bench'))
 from _table import table
 
-KEYS = ['step_s', 'generating_s', 'judging_s', 'judging_hidden_s', 'timing_window_s', 'update_s', 'judging_waited_s', 'judging_share', 'judging_spans_share']
+KEYS = ['step_s', 'generating_s', 'judging_s', 'judging_hidden_s', 'timing_window_s', 'update_s', 'judging_waited_s', 'judging_share', 'judging_spans_share',
+        'refs_timed', 'refs_before_s', 'refs_card_s']
 WAYS = ['serial', 'pipelined', 'prefetch']
 
 
@@ -147,14 +150,17 @@ def main():
     ways = [w for w in WAYS if w in args.ways.split(',')]
     steps, counts, judged = ({w: [] for w in ways}, {w: collections.Counter() for w in ways}, {w: [] for w in ways})
     trainer.cfg.pipeline, trainer.cfg.prefetch = True, False
+    measured = lambda: getattr(trainer.tester.evaluator, 'measured', []) if trainer.mode == 'full' else []
     trainer.train_step()                                 # warm-up: workers start, references are timed
 
     def play(way, count=True):
         trainer.cfg.pipeline, trainer.cfg.prefetch = way != 'serial', way == 'prefetch'
-        c0 = cpu_seconds()
+        c0, n0 = cpu_seconds(), len(measured())
         m = trainer.train_step()
         if not count: return
         m.update({f'cpu/{k}_s': v for k, v in cpu_used(c0, cpu_seconds()).items()})
+        refs = [r for r in measured()[n0:] if r['kind'] == 'reference_times']
+        m.update(refs_timed=len(refs), refs_before_s=sum(r['before_s'] for r in refs), refs_card_s=sum(r['card_s'] for r in refs))
         m['judging_spans_share'] = (m['judging_s'] - m['judging_hidden_s']) / m['step_s']   # the share as reported before 2026-12-02
         steps[way].append({k: v for k, v in m.items() if isinstance(v, (int, float, str)) or v is None})
         reps = reports(trainer, trainer.step)

@@ -731,6 +731,7 @@ class DeviceLock:
     "A card's lock: `shared()` for checks, held alone by `with lock:` (timings, references)."
     def __init__(self):
         self._cond, self._shared, self._alone, self._waiting = threading.Condition(), 0, False, 0
+        self._windows = 0       # batches of timings under way (`window`, below)
 
     @contextlib.contextmanager
     def shared(self):
@@ -752,6 +753,35 @@ class DeviceLock:
         with self._cond: self._alone = False; self._cond.notify_all()
 
     def locked(self) -> bool: return self._alone or self._shared > 0
+
+# %% ../nbs/06_benchmarker.ipynb #fb9d976f
+@patch
+@contextlib.contextmanager
+def window(self: DeviceLock):
+    "Held around a batch of timings: background work (`try_shared`) does not start until it ends."
+    with self._cond: self._windows += 1
+    try: yield self
+    finally:
+        with self._cond: self._windows -= 1; self._cond.notify_all()
+
+@patch
+def _quiet(self: DeviceLock) -> bool: return not (self._alone or self._waiting or self._windows)
+
+@patch
+def wait_quiet(self: DeviceLock):
+    "Wait until no window is open and no timing holds the card or waits for it."
+    with self._cond: self._cond.wait_for(self._quiet)
+
+@patch
+@contextlib.contextmanager
+def try_shared(self: DeviceLock):
+    "The shared lock if the card is quiet now (see `wait_quiet`), without waiting: yields whether it got it."
+    with self._cond:
+        if got := self._quiet(): self._shared += 1
+    try: yield got
+    finally:
+        if got:
+            with self._cond: self._shared -= 1; self._cond.notify_all()
 
 # %% ../nbs/06_benchmarker.ipynb #7a380cdb
 def _on_host(device: str) -> bool: return device.startswith('cpu')
@@ -837,6 +867,7 @@ class Evaluator:
         self._mem_refs: dict = {}
         self._timings, self._timings_lock = collections.OrderedDict(), threading.Lock()   # see `_remember`
         self._warmed: set = set()      # tasks whose references `warm_references` compiled already
+        self.measured: list = []       # each reference or peak measured: seconds before the card's lock (compiling) and in it
         self._background: ThreadPoolExecutor | None = None
         spare = (lambda d: not _on_host(d)) if spare_workers is None else (lambda d: bool(spare_workers))
         self._spares = {d: _Spare(d, self) for d in self.devices if spare(d)}   # see `_replace`
@@ -1014,9 +1045,12 @@ def _cached(self: Evaluator, kind: str, name: str, slot: _Slot, fn, kwargs, time
         info[kind] = 'measured'
         with slot.refs.urgent():                 # the trusted worker's lock, then the card's: everywhere in this order
             try:
+                t0 = time.perf_counter()
                 if before: slot.trusted_worker().run(*before, first_limit=600.0)   # its failure shows in the measurement
-                with slot.lock: out = slot.trusted_worker().run(fn, kwargs, first_limit=600.0)
+                with slot.lock: t1 = time.perf_counter(); out = slot.trusted_worker().run(fn, kwargs, first_limit=600.0)
             except SandboxError as e: return {'error': str(e)[:500]}
+        self.measured.append(dict(kind=kind, name=name, device=slot.device, before_s=t1 - t0, card_s=time.perf_counter() - t1,
+                                  compile_kept=isinstance(out.value, dict) and out.value.get('compile_kept')))
         if out.status != 'ok': val = {'error': f'{timeout_note}: {out.status}: {out.message}'[:500]}
         else:
             val = {**out.value, 'cache_key': key} if key is not None else out.value
@@ -1056,13 +1090,17 @@ def warm_references(self: Evaluator, tasks, measure: bool = False) -> dict:
     todo = list({t.name: t for t in (get_task(t) if isinstance(t, str) else t for t in tasks)
                  if self.reference_times(t, slot0, measure=False) is None}.values())
     to_compile = [t for t in todo if t.name not in self._warmed]
+    locks = {s.device: s.lock for s in self.slots}
     def compile_on(refs, chunk) -> list:
-        done = []
+        done, card = [], locks[refs.device]
         for t in chunk:
-            refs.give_way()
-            with refs.lock:
-                try: r = refs.get().run('cudarl_wb.benchmarker:reference_compile_job', dict(task=t), first_limit=600.0)
-                except SandboxError as e: return done + [(t.name, {'error': str(e)})]
+            r = None
+            while r is None:               # it calls the reference once: never in a window of timings (see `DeviceLock`)
+                card.wait_quiet(); refs.give_way()
+                with refs.lock, card.try_shared() as got:
+                    if not got: continue
+                    try: r = refs.get().run('cudarl_wb.benchmarker:reference_compile_job', dict(task=t), first_limit=600.0)
+                    except SandboxError as e: return done + [(t.name, {'error': str(e)})]
             done.append((t.name, r.value if r.status == 'ok' and isinstance(r.value, dict) else {'error': f'{r.status}: {r.message}'}))
         return done
     if self.torch_compile and to_compile:
@@ -1388,15 +1426,18 @@ def evaluate_many(self: Evaluator, pairs, time_it: bool = True, checked: list | 
         results[i] = r
         if bar: bar.update(1)
     threads = [threading.Thread(target=self._device_loop, args=(s, work, done, time_it, t0s, checked), daemon=True) for s in self.slots]
-    for th in threads: th.start()
-    with ThreadPoolExecutor(self.compile_threads) as pool:
-        futs = {pool.submit(self._as_compiled, t, c): i for i, (t, c) in enumerate(pairs)}
-        for f in as_completed(futs):
-            i = futs[f]; task = pairs[i][0]; cr = f.result(); ready = time.perf_counter()
-            if not cr.ok or not self.slots: done(i, compile_only(task, cr, t0s[i], {'compile': ready - t0s[i]}))
-            else: work.put((i, task, cr, ready))
-    for _ in threads: work.put(None)
-    for th in threads: th.join()
+    with contextlib.ExitStack() as windows:
+        if time_it:                    # a batch of timings: no background work on its cards until it ends
+            for lock in {id(s.lock): s.lock for s in self.slots}.values(): windows.enter_context(lock.window())
+        for th in threads: th.start()
+        with ThreadPoolExecutor(self.compile_threads) as pool:
+            futs = {pool.submit(self._as_compiled, t, c): i for i, (t, c) in enumerate(pairs)}
+            for f in as_completed(futs):
+                i = futs[f]; task = pairs[i][0]; cr = f.result(); ready = time.perf_counter()
+                if not cr.ok or not self.slots: done(i, compile_only(task, cr, t0s[i], {'compile': ready - t0s[i]}))
+                else: work.put((i, task, cr, ready))
+        for _ in threads: work.put(None)
+        for th in threads: th.join()
     if bar: bar.close()
     return results
 

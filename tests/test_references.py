@@ -32,3 +32,16 @@ def test_warm_references_on_a_gpu(tmp_path, monkeypatch):
     monkeypatch.setenv('CUDARL_CACHE', str(tmp_path))
     with Evaluator(['cuda:0'], workers_per_device=3, reference_cache=False) as ev:
         _check(ev, procedural_tasks(3, seed=4242, split='train'))
+
+
+
+@pytest.mark.cuda
+def test_reference_timings_repeat_on_a_gpu(tmp_path, monkeypatch):
+    # two evaluators, each compiling every reference just before its timing, agree: eager within 5%, compiled within 25%
+    monkeypatch.setenv('CUDARL_CACHE', str(tmp_path))
+    tasks = procedural_tasks(4, seed=4242, split='train')
+    runs = []
+    for _ in range(2):
+        with Evaluator(['cuda:0'], reference_cache=False, timing='ratio') as ev: runs.append([ev.reference_times(t) for t in tasks])
+    for a, b in zip(*runs):
+        assert 0.95 < a['eager_ms'] / b['eager_ms'] < 1.05 and 0.8 < a['compiled_ms'] / b['compiled_ms'] < 1.25, (a, b)
