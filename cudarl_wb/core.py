@@ -16,8 +16,8 @@ from contextlib import contextmanager
 __all__ = ['Verdict', 'Record', 'KernelResources', 'Diagnostic', 'StaticIssue', 'CompileResult', 'ShapeCheck', 'BenchResult',
            'atomic_write', 'atomic_write_json', 'restore_dir', 'atomic_dir', 'ProcResult', 'safe_text', 'run_capped',
            'cache_dir', 'assets_dir', 'nvcc_path', 'nvcc_version', 'cuda_available', 'seed_everything', 'torch_threads',
-           'available_cores', 'release_host_memory', 'content_hash', 'file_sha256', 'option', 'add_options',
-           'from_options', 'skip_gpu_cells', 'blank_comments', 'save_widget_state']
+           'available_cores', 'release_host_memory', 'host_peak', 'content_hash', 'file_sha256', 'option',
+           'add_options', 'from_options', 'skip_gpu_cells', 'blank_comments', 'save_widget_state']
 
 # %% ../nbs/00_core.ipynb #82fbd8ad
 class Verdict(str, enum.Enum):
@@ -358,6 +358,20 @@ def release_host_memory() -> bool:
     import ctypes
     try: return bool(ctypes.CDLL(None).malloc_trim(0))
     except (OSError, AttributeError): return False
+
+# %% ../nbs/00_core.ipynb #c56d6b4f
+def _hwm_bytes() -> int | None:
+    try: return int(re.search(r'VmHWM:\s+(\d+) kB', Path('/proc/self/status').read_text()).group(1)) << 10
+    except (OSError, AttributeError, ValueError): return None
+
+@contextmanager
+def host_peak(into: dict, key: str):
+    "Put this process's resident high-water mark over the block, in bytes, into `into[key]` (nothing where Linux's is not at hand)."
+    try: Path('/proc/self/clear_refs').write_text('5'); ok = _hwm_bytes() is not None
+    except OSError: ok = False
+    try: yield
+    finally:
+        if ok: into[key] = _hwm_bytes()
 
 # %% ../nbs/00_core.ipynb #43d5b60a
 def content_hash(*parts) -> str:

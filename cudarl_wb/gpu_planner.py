@@ -15,15 +15,15 @@ from .core import *
 
 # %% auto #0
 __all__ = ['GIB', 'CARDS', 'BUILTIN_MODELS', 'DEFAULT_MODEL', 'CONTEXT_GIB', 'HEADROOM', 'MAX_UTIL', 'FLUSH_GIB', 'PEAKS_GIB',
-           'TIMING_GIB', 'TIMING_SETS', 'VLLM_BATCHED_TOKENS', 'FSDP_RANK_GIB', 'SERVER_GIB', 'DTYPE_BYTES',
-           'QUANT_BYTES', 'ROLES', 'RAY_MIN_CPUS', 'CardSpec', 'card_families', 'match_card', 'GPU', 'Inventory',
-           'InventoryError', 'parse_inventory', 'machine_cpus_ram', 'detect_inventory', 'ModelError', 'ModelSpec',
-           'params_text', 'builtin_model', 'model_from_config', 'resolve_model', 'weights_gib', 'activation_gib',
-           'PlanConfig', 'Load', 'CardUse', 'learner_loads', 'valid_tp', 'rollout_fixed_loads', 'hf_workspace_gib',
-           'kv_gib_per_sequence', 'Group', 'Layout', 'split_layout', 'hybrid_layout', 'candidate_layouts',
-           'builtin_layout', 'colocated_layout', 'Problem', 'Placement', 'evaluator_loads', 'fused_weights_gib',
-           'evaluate_layout', 'PlanError', 'resolve_dtype', 'Plan', 'compile_workers', 'plan_training', 'suggest_fixes',
-           'plan_args', 'plan_command', 'memory_check']
+           'TIMING_GIB', 'TIMING_SETS', 'VLLM_BATCHED_TOKENS', 'FSDP_RANK_GIB', 'SERVER_GIB', 'HOST_PROCESS_GIB',
+           'DTYPE_BYTES', 'QUANT_BYTES', 'ROLES', 'RAY_MIN_CPUS', 'CardSpec', 'card_families', 'match_card', 'GPU',
+           'Inventory', 'InventoryError', 'parse_inventory', 'machine_cpus_ram', 'detect_inventory', 'ModelError',
+           'ModelSpec', 'params_text', 'builtin_model', 'model_from_config', 'resolve_model', 'weights_gib',
+           'activation_gib', 'PlanConfig', 'Load', 'CardUse', 'learner_loads', 'valid_tp', 'rollout_fixed_loads',
+           'hf_workspace_gib', 'kv_gib_per_sequence', 'Group', 'Layout', 'split_layout', 'hybrid_layout',
+           'candidate_layouts', 'builtin_layout', 'colocated_layout', 'Problem', 'Placement', 'evaluator_loads',
+           'fused_weights_gib', 'evaluate_layout', 'PlanError', 'resolve_dtype', 'Plan', 'compile_workers',
+           'plan_training', 'suggest_fixes', 'plan_args', 'plan_command', 'memory_check']
 
 # %% ../nbs/01_gpu_planner.ipynb #030809ab
 GIB = 2**30
@@ -475,6 +475,7 @@ TIMING_SETS = 4          # buffer sets the timing rotates through, each of three
 VLLM_BATCHED_TOKENS = 8192   # vLLM's chunked-prefill budget: bounds its activation workspace
 FSDP_RANK_GIB = 1.25     # a verl FSDP rank beyond its tensors and context: NCCL buffers, gathered layers, allocator cache (measured)
 SERVER_GIB = 0.95        # our rollout server beyond weights, cache and context: CUDA graphs, cuBLAS workspaces (measured)
+HOST_PROCESS_GIB = 1.2   # a trainer process on the CPU beyond its tensors: Python, torch, the tokenizer, what the warm start leaves (measured)
 
 DTYPE_BYTES = {'fp32': 4, 'bf16': 2, 'fp16': 2}
 QUANT_BYTES = {'none': None, '8bit': 1.0, '4bit': 0.5625}   # NF4: 4 bits + an fp32 scale per 64 values
@@ -802,6 +803,8 @@ def _fixed_uses(layout: Layout, inv: Inventory, m: ModelSpec, cfg: PlanConfig, d
                     uses[key].loads.append(Load('trainer', f'FSDP rank of the {grp.process}', 0.0, 'resident', grp.process))
                 if grp.runtime_gib:
                     uses[key].loads.append(Load('trainer', 'FSDP rank runtime (NCCL buffers, gathered layers)', grp.runtime_gib, 'resident', grp.process))
+                if uses[key].is_cpu:
+                    uses[key].loads.append(Load('trainer', 'the process: Python, torch, tokenizer, the warm start\'s leftovers', HOST_PROCESS_GIB, 'resident', grp.process))
         if grp.kind == 'evaluator':
             for key in grp.cards:
                 if uses[key].is_cpu: uses[key].loads.append(Load('evaluator', 'nvcc compile workers (compile-only)', 1.0, 'resident', 'evaluator'))

@@ -511,9 +511,11 @@ def _rollout_refilled(self: GRPOTrainer, tasks, started: dict | None = None) -> 
 # %% ../nbs/14_trainer.ipynb #0c030ef1
 @contextlib.contextmanager
 def peak_memory(device, into: dict, key: str):
-    "Put the peak bytes allocated on `device` inside the block into `into[key]` (nothing on the CPU)."
+    "Put the peak bytes allocated on `device` inside the block into `into[key]` (on the CPU: the process's resident peak)."
     device = torch.device(device)
-    if device.type != 'cuda': yield; return
+    if device.type != 'cuda':
+        with host_peak(into, key): yield
+        return
     torch.cuda.synchronize(device); torch.cuda.reset_peak_memory_stats(device)
     try: yield
     finally: torch.cuda.synchronize(device); into[key] = torch.cuda.max_memory_allocated(device)
@@ -560,6 +562,7 @@ def train_step(self: GRPOTrainer) -> dict:
     if not ahead: warm_in_background(self.tester, tasks)
     with peak_memory(self.device, memory, 'rollout'):
         episodes, kept, drawn, split = self._rollout_refilled(tasks, ahead and ahead['started'])
+    release_host_memory()                     # what the rollout freed goes back before the update peaks
     t1 = time.perf_counter()
     metrics = dict(step=self.step + 1, tier=self.curriculum.tier, mode=self.mode, tasks=drawn, refilled=len(drawn) - len(tasks),
                    **episode_metrics(episodes))
@@ -580,7 +583,7 @@ def train_step(self: GRPOTrainer) -> dict:
     metrics['step_s'] = time.perf_counter() - t0
     metrics['judging_share'] = metrics['judging_waited_s'] / metrics['step_s']   # the rollout's wall time not spent generating
     if self.plan is not None and memory:
-        metrics.update(memory_check(self.plan, memory, self.device.index or 0))
+        metrics.update(memory_check(self.plan, memory, -1 if self.device.type == 'cpu' else self.device.index or 0))
         cards = [d for d in (self.tester.evaluator.devices if self.mode == 'full' else []) if d != str(self.device)]
         card = torch.device(cards[0] if cards else self.device)     # an evaluation card of its own, else the trainer's
         if (w := worker_device_bytes(self.tester, card)): metrics.update(memory_check(self.plan, {'evaluator': w}, card.index or 0))
