@@ -1049,8 +1049,7 @@ def _cached(self: Evaluator, kind: str, name: str, slot: _Slot, fn, kwargs, time
                 if before: slot.trusted_worker().run(*before, first_limit=600.0)   # its failure shows in the measurement
                 with slot.lock: t1 = time.perf_counter(); out = slot.trusted_worker().run(fn, kwargs, first_limit=600.0)
             except SandboxError as e: return {'error': str(e)[:500]}
-        self.measured.append(dict(kind=kind, name=name, device=slot.device, before_s=t1 - t0, card_s=time.perf_counter() - t1,
-                                  compile_kept=isinstance(out.value, dict) and out.value.get('compile_kept')))
+        self.measured.append(dict(kind=kind, name=name, device=slot.device, before_s=t1 - t0, card_s=time.perf_counter() - t1))
         if out.status != 'ok': val = {'error': f'{timeout_note}: {out.status}: {out.message}'[:500]}
         else:
             val = {**out.value, 'cache_key': key} if key is not None else out.value

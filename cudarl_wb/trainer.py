@@ -794,11 +794,11 @@ def _timing_gib(cfg) -> float:
     return max((t.nbytes(t.timing_shape) for t in pool), default=TIMING_GIB * GIB) / GIB
 
 # %% ../nbs/14_trainer.ipynb #cc645624
-def builtin_plan(cfg: GRPOConfig):
-    "The planner's placement of a built-in run (PlanError where it does not fit, ModelError for an unknown model)."
+def builtin_plan(cfg: GRPOConfig, inventory=None):
+    "The planner's placement of a built-in run on this machine, or on `inventory` (PlanError where it does not fit, ModelError for an unknown model)."
     from cudarl_wb.gpu_planner import plan_training
     lora = _trains_lora(cfg)
-    return plan_training(_plan_target(cfg), lora=lora, adapted=not lora and cfg.lora_rank > 0, reference=cfg.beta > 0,
+    return plan_training(_plan_target(cfg), inventory, lora=lora, adapted=not lora and cfg.lora_rank > 0, reference=cfg.beta > 0,
                          rollout_batch=cfg.batch_size, group_size=cfg.group_size,   # tasks; the planner multiplies by the group
                          seq_len=cfg.seq_len, micro_batch=cfg.micro_batch, gradient_checkpointing=False,
                          timing_gib=_timing_gib(cfg), evaluator_workers=cfg.eval_workers, backend='builtin')

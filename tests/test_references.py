@@ -34,7 +34,6 @@ def test_warm_references_on_a_gpu(tmp_path, monkeypatch):
         _check(ev, procedural_tasks(3, seed=4242, split='train'))
 
 
-
 @pytest.mark.cuda
 def test_reference_timings_repeat_on_a_gpu(tmp_path, monkeypatch):
     # two evaluators, each compiling every reference just before its timing, agree: eager within 5%, compiled within 25%
