@@ -63,7 +63,7 @@ def parse():
     ap.add_argument('--ways', default='serial,pipelined,prefetch', help='which ways to step, of serial, pipelined, prefetch (comma-separated)')
     ap.add_argument('--max-new-tokens', type=int, default=640)
     ap.add_argument('--workers-per-card', type=int, default=None, help="sandbox workers per card (default: the preset's recipe, else 1)")
-    ap.add_argument('--timing', default=None, choices=['full', 'ratio'], help="the evaluator's timing mode (default: the preset's recipe, else full)")
+    ap.add_argument('--timing', default=None, choices=['full', 'ratio'], help="the evaluator's timing mode (default: the preset's recipe, else the trainer's, ratio)")
     ap.add_argument('--work', default=None, help='folder for the warm start and the run (default: a temporary one)')
     ap.add_argument('--out', default=None, help='JSON path')
     args = ap.parse_args()

@@ -217,6 +217,8 @@ class Timing(Record):
     min_ms: float = 0.0
     wall_ms: float | None = None   # the host clock's cross-check (GPU): device-wide synchronise included
     seconds: float = 0.0
+    warmup_seconds: float = 0.0    # of `seconds`: the untimed runs first
+    escape_seconds: float = 0.0    # of `seconds`: the host clock's cross-check
     method: str = ''
     @property
     def escaped(self) -> bool: return self.method.startswith('host-clock:')
@@ -232,10 +234,24 @@ def _flush_buffer(device) -> torch.Tensor:
     l2 = int(getattr(torch.cuda.get_device_properties(device), 'L2_cache_size', 0) or 0)
     return torch.empty(max(2 * l2, 64 << 20), dtype=torch.int8, device=device)
 
+# %% ../nbs/06_benchmarker.ipynb #aabee8d5
+_CYCLES_PER_US: dict = {}
+
+def _lead(device, us: float):
+    "Keep the card busy for about `us` µs, so that what the host enqueues next is queued before the card gets to it."
+    if us <= 0: return
+    d = torch.device(device).index
+    d = torch.cuda.current_device() if d is None else d
+    if d not in _CYCLES_PER_US:
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(1000); a.record(); torch.cuda._sleep(1_000_000); b.record(); b.synchronize()
+        _CYCLES_PER_US[d] = 1_000_000 / max(a.elapsed_time(b) * 1e3, 1.0)
+    torch.cuda._sleep(int(us * _CYCLES_PER_US[d]))
+
 # %% ../nbs/06_benchmarker.ipynb #12ffd664
 def time_calls(run, nsets: int = 1, prepare=None, device='cuda', budget_s: float = 0.5, warmup_s: float = 0.05,
                min_reps: int = 20, max_reps: int = 2000, target_spread: float = 0.01, flush=None,
-               heartbeat=None, escape_reps: int = 20) -> Timing:
+               heartbeat=None, escape_reps: int = 20, lead_us: float = 0.0) -> Timing:
     "Time `run(s)` (s = buffer set), the same way for candidates and references; see above."
     is_cuda = str(device).startswith('cuda')
     t_start = time.perf_counter()
@@ -250,7 +266,7 @@ def time_calls(run, nsets: int = 1, prepare=None, device='cuda', budget_s: float
         if heartbeat: heartbeat(r)
         if prepare: prepare(s, r); sync()
         if is_cuda:
-            flush.zero_(); start.record(); run(s); end.record(); end.synchronize()
+            flush.zero_(); _lead(device, lead_us); start.record(); run(s); end.record(); end.synchronize()
             ms = start.elapsed_time(end)
         else:
             t0 = time.perf_counter(); run(s); ms = (time.perf_counter() - t0) * 1e3
@@ -258,7 +274,7 @@ def time_calls(run, nsets: int = 1, prepare=None, device='cuda', budget_s: float
         return ms
     t0 = time.perf_counter()
     while r < 3 or (time.perf_counter() - t0 < warmup_s and r < 50): one(False)
-    samples, t0 = [], time.perf_counter()
+    warmed, samples, t0 = time.perf_counter() - t0, [], time.perf_counter()
     while True:
         samples.append(one(True))
         n = len(samples)
@@ -269,17 +285,19 @@ def time_calls(run, nsets: int = 1, prepare=None, device='cuda', budget_s: float
         if time.perf_counter() - t0 > budget_s and n >= 5: break
     q1, med, q3 = _quantiles(samples)
     med = max(med, 1e-6)
-    t = Timing(med, (q3 - q1) / med, len(samples), min(samples), method='cuda-events' if is_cuda else 'host-clock')
+    t = Timing(med, (q3 - q1) / med, len(samples), min(samples), warmup_seconds=warmed, method='cuda-events' if is_cuda else 'host-clock')
     if is_cuda:
+        t0 = time.perf_counter()
         t.wall_ms = wall_time(run, nsets, prepare, device, reps=escape_reps, flush=flush)
+        t.escape_seconds = time.perf_counter() - t0
         if t.wall_ms > 1.25 * med + 0.02:       # work the events did not see: charge the host clock
             t.median_ms, t.spread, t.method = t.wall_ms, 0.0, 'host-clock: work escaped the stream'
     t.seconds = time.perf_counter() - t_start
     return t
 
 # %% ../nbs/06_benchmarker.ipynb #50db3b5e
-TIMING_MODES = {'full': dict(budget_s=0.5, min_reps=20, target_spread=0.01, escape_reps=20),
-                'ratio': dict(budget_s=0.1, min_reps=10, target_spread=0.03, escape_reps=10)}
+TIMING_MODES = {'full': dict(budget_s=0.5, warmup_s=0.05, min_reps=20, target_spread=0.01, escape_reps=20, lead_us=200.0),
+                'ratio': dict(budget_s=0.1, warmup_s=0.01, min_reps=10, target_spread=0.03, escape_reps=5, lead_us=200.0)}
 
 def timing_options(mode: str = 'full', budget_s: float | None = None) -> dict:
     "`time_calls`' stopping rule of timing `mode` ('full' or 'ratio'); `budget_s` is the full mode's budget and caps the ratio mode's."
@@ -590,16 +608,19 @@ def _retime_if_suspicious(ctx, res, tm: Timing, opts, run, nsets, prepare, flush
 # %% ../nbs/06_benchmarker.ipynb #766cefa3
 def _time_candidate(ctx, launcher, task, opts, st, res, stream_handle, seed):
     sizes = task.timing_shape
-    label = task.shape_label(sizes)
+    label, t0 = task.shape_label(sizes), time.perf_counter()
     ins, outs, calls, prepare = _buffer_sets(ctx, launcher, task, sizes, stream_handle, seed)
+    parts = res['extra']['timing_parts'] = dict(buffers=time.perf_counter() - t0)   # the job's seconds, taken apart
     nsets, run, last = len(calls), (lambda s: calls[s]()), [time.perf_counter()]
     def heartbeat(r):
         if time.perf_counter() - last[0] > 0.5 or r == 0:
             ctx.phase(f'timing at {label}, run {r + 1}', ctx.limits.call_timeout + 1.0); last[0] = time.perf_counter()
     rule = {k: type(v)(opts.get(k, v)) for k, v in TIMING_MODES['full'].items()}
     tm = time_calls(run, nsets, prepare, ctx.device, flush=st['flush'], heartbeat=heartbeat, **rule)
+    parts.update(warmup=tm.warmup_seconds, timed=tm.seconds - tm.warmup_seconds - tm.escape_seconds, escape=tm.escape_seconds)
+    t0 = time.perf_counter()
     ctx.phase(f'check the timed runs at {label}', max(60.0, ctx.limits.call_timeout))
-    for s in range(nsets):
+    for s in range(min(nsets, 2)):
         for name, c in _compare_outputs(task, sizes, ins[s], outs[s]):
             if not c['ok']:
                 res.update(verdict='wrong', message=f'wrong in the timed runs at {label} (new values at the same addresses: '
@@ -609,7 +630,9 @@ def _time_candidate(ctx, launcher, task, opts, st, res, stream_handle, seed):
     res['kernel_ms'], res['kernel_spread'] = tm.median_ms, tm.spread
     res['extra']['timing'] = tm.to_dict()
     res['extra']['buffer_sets'] = nsets
+    parts['outputs'], t0 = time.perf_counter() - t0, time.perf_counter()
     _retime_if_suspicious(ctx, res, tm, opts, run, nsets, prepare, st['flush'], label)
+    parts['retime'] = time.perf_counter() - t0
 
 # %% ../nbs/06_benchmarker.ipynb #5f88dbdf
 def _compiled_reference(task: Task, inputs: list):

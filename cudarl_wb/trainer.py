@@ -53,7 +53,7 @@ class GRPOConfig(StepConfig):
     pipeline: bool = option(True, 'generate every group, then judge them all (no judging during generation)', flag='--no-pipeline')
     prefetch: bool = option(True, "generate each step's first turn in that step (by default the pipeline generates it while the step before is judged, with weights one update old)", flag='--no-prefetch')
     eval_workers: int = option(1, 'sandbox workers per evaluation card (checks side by side, timings one at a time)')
-    timing: str = option('full', "kernel timing: 'full' (half a second each, for the figures people read) or 'ratio' (a tenth)",
+    timing: str = option('ratio', "the rewards' kernel timing: 'ratio' (a tenth of a second at most) or 'full' (half, as `cudarl-wb eval` times)",
                          choices=['full', 'ratio'])
     eval_tasks: int = option(40, 'held-out procedural compositions, evaluated greedily')
     eval_every: int = option(0, 'steps between evaluations (0: at the start and the end)')
@@ -778,7 +778,7 @@ def train_args(p: argparse.ArgumentParser):
 # %% ../nbs/14_trainer.ipynb #bee2161a
 RECIPES = {  # preset: the GRPOConfig fields its runs take where the command line does not set them
     'small': dict(lora_rank=16, lr_final=0.1, batch_size=8, group_size=8, num_episodes=64 * 100, suite=False, demote=False,
-                  eval_tasks=64, eval_every=4, eval_workers=3, timing='ratio', run_budget_s=1200.0,
+                  eval_tasks=64, eval_every=4, eval_workers=3, run_budget_s=1200.0,
                   procedural=400),   # more tasks than a 20-minute run draws (about 40 steps × 8)
 }
 
