@@ -297,7 +297,7 @@ def time_calls(run, nsets: int = 1, prepare=None, device='cuda', budget_s: float
 
 # %% ../nbs/06_benchmarker.ipynb #50db3b5e
 TIMING_MODES = {'full': dict(budget_s=0.5, warmup_s=0.05, min_reps=20, target_spread=0.01, escape_reps=20, lead_us=200.0),
-                'ratio': dict(budget_s=0.1, warmup_s=0.01, min_reps=10, target_spread=0.03, escape_reps=5, lead_us=200.0)}
+                'ratio': dict(budget_s=0.1, warmup_s=0.003, min_reps=10, target_spread=0.03, escape_reps=5, lead_us=200.0)}
 
 def timing_options(mode: str = 'full', budget_s: float | None = None) -> dict:
     "`time_calls`' stopping rule of timing `mode` ('full' or 'ratio'); `budget_s` is the full mode's budget and caps the ratio mode's."
