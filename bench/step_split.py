@@ -36,6 +36,10 @@ built-in trainer keeps every layer's activations) and for the largest task of th
 the end each evaluator process's own memory (sandbox workers, the card's reference worker), as NVML counts it.
 `--workers-per-card` and `--timing` set the evaluator (defaults: as the trainer makes it).
 
+The timing windows are taken apart too: of each step's window seconds, those in which the card was held by a
+candidate's timing, a reference's timing, a reference's compile (or its wait for the card), a check, or by none
+(`idle`: the host between jobs), and the last step is drawn as a timeline (`..._timeline.png` beside the JSON).
+
 Prints a table and writes bench/results/step_split_<preset>[_cpu].json ($OUT/... when $OUT is set).
 """
 import argparse, collections, json, os, shutil, statistics, sys, tempfile, time
@@ -120,6 +124,83 @@ def evaluations(reps) -> list:
     return out
 
 
+def union(iv) -> list:
+    "The intervals `iv` merged: disjoint and sorted."
+    out = []
+    for s, e in sorted((s, e) for s, e in iv if e > s):
+        if out and s <= out[-1][1]: out[-1][1] = max(out[-1][1], e)
+        else: out.append([s, e])
+    return out
+
+
+def clip(iv, to) -> list:
+    "The parts of the intervals `iv` inside the intervals `to`."
+    return [(max(s, a), min(e, b)) for s, e in iv for a, b in to if min(e, b) > max(s, a)]
+
+
+def subtract(a, b) -> list:
+    "The merged intervals `a` less the merged intervals `b`."
+    out = []
+    for s, e in a:
+        for bs, be in b:
+            if be <= s or bs >= e: continue
+            if bs > s: out.append((s, bs))
+            s = max(s, be)
+        if s < e: out.append((s, e))
+    return out
+
+
+def length(iv) -> float: return sum(e - s for s, e in union(iv))
+
+
+LANES = ['candidate timings', 'reference timings', 'reference compiles', 'checks']   # in the order a second is given to one
+
+
+def lanes_of(results, measured) -> dict:
+    """When the card was held, by what, on this process's clock: each evaluation's jobs (`card_spans`: a timing or a
+    check) and each reference or peak measured (`span`: its compile and wait for the card, then
+    its time holding the card)."""
+    out = {k: [] for k in LANES}
+    for r in results:
+        for s, e, what in r.extra.get('card_spans') or []: out['candidate timings' if what == 'timing' else 'checks'].append((s, e))
+    for m in measured:
+        if m.get('span'):
+            t0, t1, t2 = m['span']
+            out['reference compiles'].append((t0, t1)); out['reference timings'].append((t1, t2))
+    return out
+
+
+def window_parts(windows, lanes: dict) -> dict:
+    """The seconds of the timing `windows` that each lane held, in `LANES`' order (a second goes to the first lane that
+    held it), and those no lane held (`idle_s`: the host between jobs, the wait for a check's end); with the timings
+    that began in a window."""
+    left = union(windows)
+    out = {'window_s': length(left)}
+    for name in LANES:
+        got = union(clip(union(lanes[name]), left))
+        out[name.replace(' ', '_') + '_s'] = length(got)
+        left = subtract(left, got)
+    out['idle_s'] = length(left)
+    out['timings'] = sum(any(a <= s < b for a, b in union(windows)) for s, _ in lanes['candidate timings'])
+    return out
+
+
+def plot_timeline(spans: dict, lanes: dict, title: str, path: Path):
+    "The last step's timeline: generation, timing windows and what held the card in them."
+    try: import matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot as plt
+    except ImportError: print('no matplotlib: no timeline drawn'); return
+    t0, t1 = spans['step']
+    rows = [('generation', spans['generations'], 'tab:blue'), ('timing windows', spans['windows'], 'tab:gray'),
+            *[(n, clip(union(lanes[n]), [(t0, t1)]), c) for n, c in zip(LANES, ['tab:red', 'tab:purple', 'tab:orange', 'tab:green'])]]
+    fig, ax = plt.subplots(figsize=(12, 3.2))
+    for i, (name, iv, color) in enumerate(rows):
+        ax.broken_barh([(s - t0, e - s) for s, e in union(iv)], (i - 0.4, 0.8), color=color)
+    ax.set_yticks(range(len(rows)), [r[0] for r in rows]); ax.invert_yaxis()
+    ax.set_xlim(0, t1 - t0); ax.set_xlabel('seconds into the step'); ax.set_title(title)
+    fig.tight_layout(); fig.savefig(path, dpi=120); plt.close(fig)
+    print(f'wrote {path}')
+
+
 def cpu_seconds() -> dict:
     """CPU-seconds so far, by whom: this process (generation, the judging thread, the Python side of builds), the
     subprocesses it has waited for (nvcc, the host compiler, nm, objdump), and the live processes under it (the
@@ -149,6 +230,7 @@ def main():
     trainer = trainer_for(args, work)
     ways = [w for w in WAYS if w in args.ways.split(',')]
     steps, counts, judged = ({w: [] for w in ways}, {w: collections.Counter() for w in ways}, {w: [] for w in ways})
+    timelines = {w: [] for w in ways}
     trainer.cfg.pipeline, trainer.cfg.prefetch = True, False
     measured = lambda: getattr(trainer.tester.evaluator, 'measured', []) if trainer.mode == 'full' else []
     trainer.train_step()                                 # warm-up: workers start, references are timed
@@ -163,6 +245,7 @@ def main():
         m.update(refs_timed=len(refs), refs_before_s=sum(r['before_s'] for r in refs), refs_card_s=sum(r['card_s'] for r in refs))
         m['judging_spans_share'] = (m['judging_s'] - m['judging_hidden_s']) / m['step_s']   # the share as reported before 2026-12-02
         steps[way].append({k: v for k, v in m.items() if isinstance(v, (int, float, str)) or v is None})
+        timelines[way].append(trainer.spans)
         reps = reports(trainer, trainer.step)
         counts[way] += verdicts(reps)
         judged[way] += evaluations(reps)
@@ -208,15 +291,25 @@ def main():
     table(cpu, ['way', 'trainer', 'tools', 'workers'])
     print('where the judging went, seconds per step summed over its evaluations (parts that overlap add up past the wall time):')
     table(parts, ['way', *SECONDS_PARTS, 'evaluations', 'cached_builds', 'reused_timings', 'workers_ended', 'spares_used'])
+    lanes = lanes_of([r for bs in judged.values() for r in bs], measured())
+    windows = [{'way': way, 'step': i + 1, **{k: round(v, 3) if isinstance(v, float) else v for k, v in window_parts(sp['windows'], lanes).items()}}
+               for way, sps in timelines.items() for i, sp in enumerate(sps) if sp]
+    print("the timing windows taken apart: seconds of each step's windows in which the card was held by each, or by none (idle):")
+    table(windows, ['way', 'step', 'window_s', 'timings', *[n.replace(' ', '_') + '_s' for n in LANES], 'idle_s'])
+    last_way = next((w for w in reversed(ways) if timelines[w]), None)
     last = next((steps[w][-1] for w in reversed(ways) if steps[w]), {})
     memory = {k: v for k, v in last.items() if k.startswith('memory/')}
     if memory: print('memory, last step: ' + ', '.join(f'{k[7:]} {v:.2f}' for k, v in memory.items() if v is not None))
     name = f"step_split_{args.preset}{'' if trainer.mode == 'full' else '_cpu'}.json"
     out = Path(args.out) if args.out else (Path(os.environ['OUT']) if os.environ.get('OUT') else ROOT/'bench'/'results')/name
     out.parent.mkdir(parents=True, exist_ok=True)
+    if last_way and trainer.mode == 'full':
+        plot_timeline(timelines[last_way][-1], lanes, f'{args.preset} on {device_name}: the last {last_way} step',
+                      out.with_name(out.stem + '_timeline.png'))
     out.write_text(json.dumps(dict(preset=args.preset, device=device_name, mode=trainer.mode, args=vars(args), rows=rows,
                                    run_device=str(trainer.device), eval_devices=cards,
                                    verdicts={k: dict(v) for k, v in counts.items()}, judging_parts=parts, cpu_seconds=cpu, steps=steps, memory=memory,
+                                   windows=windows,
                                    memory_by_process=by_process), indent=2, default=str))
     print(f'wrote {out}')
 

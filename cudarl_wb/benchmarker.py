@@ -890,7 +890,7 @@ class Evaluator:
         self._mem_refs: dict = {}
         self._timings, self._timings_lock = collections.OrderedDict(), threading.Lock()   # see `_remember`
         self._warmed: set = set()      # tasks whose references `warm_references` compiled already
-        self.measured: list = []       # each reference or peak measured: seconds before the card's lock (compiling) and in it
+        self.measured: list = []       # each reference or peak measured: seconds before the card's lock (compiling) and in it, and when (`span`)
         self._background: ThreadPoolExecutor | None = None
         spare = (lambda d: not _on_host(d)) if spare_workers is None else (lambda d: bool(spare_workers))
         self._spares = {d: _Spare(d, self) for d in self.devices if spare(d)}   # see `_replace`
@@ -1072,7 +1072,8 @@ def _cached(self: Evaluator, kind: str, name: str, slot: _Slot, fn, kwargs, time
                 if before: slot.trusted_worker().run(*before, first_limit=600.0)   # its failure shows in the measurement
                 with slot.lock: t1 = time.perf_counter(); out = slot.trusted_worker().run(fn, kwargs, first_limit=600.0)
             except SandboxError as e: return {'error': str(e)[:500]}
-        self.measured.append(dict(kind=kind, name=name, device=slot.device, before_s=t1 - t0, card_s=time.perf_counter() - t1))
+        t2 = time.perf_counter()
+        self.measured.append(dict(kind=kind, name=name, device=slot.device, before_s=t1 - t0, card_s=t2 - t1, span=(t0, t1, t2)))
         if out.status != 'ok': val = {'error': f'{timeout_note}: {out.status}: {out.message}'[:500]}
         else:
             val = {**out.value, 'cache_key': key} if key is not None else out.value
@@ -1211,6 +1212,7 @@ def _job_result(self: Evaluator, slot: _Slot, task: Task, cr: CompileResult, tim
         if 'queued' in secs:            # in a batch the wait for the card is queueing, not the job
             secs['job'] -= out.extra.get('waited', 0.0); secs['queued'] += out.extra.get('waited', 0.0)
     r = self._result(task, cr, out, refs, peaks, slot, t0, time_it)
+    if out.extra.get('card_spans'): r.extra['card_spans'] = out.extra['card_spans']   # this process's clock (`time.perf_counter`)
     # the worker is gone: a spare steps in, or its successor boots while the caller goes on
     if out.fatal: r.extra.update(worker_ended=True, spare_took_over=self._replace(slot))
     r.extra['seconds'] = seconds_breakdown(secs, r.extra.pop('seconds', None), r.seconds)
@@ -1298,14 +1300,16 @@ def _merge_checked(check: dict, timed: dict) -> dict:
 @patch
 def _jobs(self: Evaluator, slot: _Slot, task: Task, cr: CompileResult, opts: dict, checked: BenchResult | None = None) -> JobOutcome:
     "Check and time `cr` on `slot`'s worker: one job, or a check sharing the card and a timing alone (see above)."
-    waited = 0.0                       # for the card: a part of `queued`, not of the job
+    waited, spans = 0.0, list(checked.extra.get('card_spans', [])) if checked is not None else []   # `waited`: part of `queued`
     def run(o, lock):
         nonlocal waited
         t = time.perf_counter()
         with lock:
             waited += time.perf_counter() - t
+            t1 = time.perf_counter()
             out = slot.worker.run('cudarl_wb.benchmarker:judge_job', dict(lib=cr.lib_path, task=task, opts=o))
-        return dataclasses.replace(out, extra={**out.extra, 'waited': waited})
+        spans.append((t1, time.perf_counter(), 'timing' if o['time'] else 'check'))   # when it held the card, for what
+        return dataclasses.replace(out, extra={**out.extra, 'waited': waited, 'card_spans': list(spans)})
     shared = sum(s.device == slot.device for s in self.slots) > 1
     key = self._timing_key(slot, task, cr) if opts['time'] else None
     known = self._known_timing(key)
@@ -1320,7 +1324,7 @@ def _jobs(self: Evaluator, slot: _Slot, task: Task, cr: CompileResult, opts: dic
     if known is not None:               # this very library was timed on this card: its check ran, its timing is reused
         value = _merge_checked(check, known)
         value['extra'].update(jobs=int(first is not None), seed=check['extra'].get('seed'))
-        done = first if first is not None else JobOutcome('ok', extra={'waited': waited})
+        done = first if first is not None else JobOutcome('ok', extra={'waited': waited, 'card_spans': spans})
         return dataclasses.replace(done, value=value, seconds=before)
     timed = self._remember(key, run({**opts, 'check': False, 'seed': check['extra'].get('seed')}, slot.lock))
     if timed.status != 'ok': return timed

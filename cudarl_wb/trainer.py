@@ -195,6 +195,7 @@ class GRPOTrainer:
         self.log(split_line(self.pool, self.eval_set))
         self.step, self.history, self.evals, self.best_score, self.plan = 0, [], [], -math.inf, None
         self.ahead, self.build_pool = None, None      # the next step's first turn, begun early; the build threads it shares
+        self.spans = None                             # the last step's intervals: the step, its timing windows, its generations
         if resuming: self._restore()
 
 def _prepare_process(device):
@@ -467,13 +468,15 @@ def _rollout(self: GRPOTrainer, tasks, round_: int = 0, started: dict | None = N
     kw = dict(group_size=cfg.group_size, max_turns=cfg.max_turns, threshold=cfg.threshold, seed=self._seed(self.step, round_))
     if not cfg.pipeline or self.device.type != 'cuda':    # on the CPU both halves want the same cores
         eps = run_episodes(tasks, self.generator, self.optimizer_agent, self.tester, progress=False, **kw)
-        return eps, dict(hidden=0.0, window=0.0, generating=sum(t.seconds.get('generate', 0.0) for ep in eps for t in ep.turns))
+        return eps, dict(hidden=0.0, window=0.0, generating=sum(t.seconds.get('generate', 0.0) for ep in eps for t in ep.turns),
+                         windows=[], generations=[])
     if self.build_pool is None: self.build_pool = build_threads(self.tester)
     early = cfg.prefetch and cfg.refill_flat == 0 and self.step + 1 < cfg.steps
     with Pipeline(self.tester, _quiet_card(self.tester, self.device), self.build_pool) as pipe:
         episodes = pipe.run(tasks, self.generator, self.optimizer_agent, started=started,
                             ahead=(lambda: self._prefetch(pipe)) if early else None, **kw)
-    return episodes, dict(hidden=pipe.hidden_s, window=pipe.window_s, generating=pipe.generating_s)
+    return episodes, dict(hidden=pipe.hidden_s, window=pipe.window_s, generating=pipe.generating_s,
+                          windows=pipe.windows, generations=pipe.generating)     # the intervals, on `time.perf_counter`'s clock
 
 # %% ../nbs/14_trainer.ipynb #cf469b4d
 @patch
@@ -562,6 +565,7 @@ def train_step(self: GRPOTrainer) -> dict:
     if not ahead: warm_in_background(self.tester, tasks)
     with peak_memory(self.device, memory, 'rollout'):
         episodes, kept, drawn, split = self._rollout_refilled(tasks, ahead and ahead['started'])
+    self.spans = dict(step=(t0, None), windows=split.pop('windows'), generations=split.pop('generations'))   # for a timeline (bench/step_split.py)
     release_host_memory()                     # what the rollout freed goes back before the update peaks
     t1 = time.perf_counter()
     metrics = dict(step=self.step + 1, tier=self.curriculum.tier, mode=self.mode, tasks=drawn, refilled=len(drawn) - len(tasks),
@@ -581,6 +585,7 @@ def train_step(self: GRPOTrainer) -> dict:
     metrics['zero_std_share'] = sum(metrics.get(f'{a}/flat_groups', 0) for a in self.optimizers) / groups if groups else 0.0
     metrics['update_s'] = time.perf_counter() - t1
     metrics['step_s'] = time.perf_counter() - t0
+    self.spans['step'] = (t0, t0 + metrics['step_s'])
     metrics['judging_share'] = metrics['judging_waited_s'] / metrics['step_s']   # the rollout's wall time not spent generating
     if self.plan is not None and memory:
         metrics.update(memory_check(self.plan, memory, -1 if self.device.type == 'cpu' else self.device.index or 0))
