@@ -174,14 +174,14 @@ def window_parts(windows, lanes: dict) -> dict:
     """The seconds of the timing `windows` that each lane held, in `LANES`' order (a second goes to the first lane that
     held it), and those no lane held (`idle_s`: the host between jobs, the wait for a check's end); with the timings
     that began in a window."""
-    left = union(windows)
-    out = {'window_s': length(left)}
+    left = whole = union(windows)
+    out = {'window_s': length(whole)}
     for name in LANES:
         got = union(clip(union(lanes[name]), left))
         out[name.replace(' ', '_') + '_s'] = length(got)
         left = subtract(left, got)
     out['idle_s'] = length(left)
-    out['timings'] = sum(any(a <= s < b for a, b in union(windows)) for s, _ in lanes['candidate timings'])
+    out['timings'] = sum(any(a <= s < b for a, b in whole) for s, _ in lanes['candidate timings'])
     return out
 
 

@@ -1305,8 +1305,7 @@ def _jobs(self: Evaluator, slot: _Slot, task: Task, cr: CompileResult, opts: dic
         nonlocal waited
         t = time.perf_counter()
         with lock:
-            waited += time.perf_counter() - t
-            t1 = time.perf_counter()
+            t1 = time.perf_counter(); waited += t1 - t
             out = slot.worker.run('cudarl_wb.benchmarker:judge_job', dict(lib=cr.lib_path, task=task, opts=o))
         spans.append((t1, time.perf_counter(), 'timing' if o['time'] else 'check'))   # when it held the card, for what
         return dataclasses.replace(out, extra={**out.extra, 'waited': waited, 'card_spans': list(spans)})

@@ -565,7 +565,7 @@ def train_step(self: GRPOTrainer) -> dict:
     if not ahead: warm_in_background(self.tester, tasks)
     with peak_memory(self.device, memory, 'rollout'):
         episodes, kept, drawn, split = self._rollout_refilled(tasks, ahead and ahead['started'])
-    self.spans = dict(step=(t0, None), windows=split.pop('windows'), generations=split.pop('generations'))   # for a timeline (bench/step_split.py)
+    spans = dict(windows=split.pop('windows'), generations=split.pop('generations'))   # for a timeline (bench/step_split.py)
     release_host_memory()                     # what the rollout freed goes back before the update peaks
     t1 = time.perf_counter()
     metrics = dict(step=self.step + 1, tier=self.curriculum.tier, mode=self.mode, tasks=drawn, refilled=len(drawn) - len(tasks),
@@ -585,7 +585,7 @@ def train_step(self: GRPOTrainer) -> dict:
     metrics['zero_std_share'] = sum(metrics.get(f'{a}/flat_groups', 0) for a in self.optimizers) / groups if groups else 0.0
     metrics['update_s'] = time.perf_counter() - t1
     metrics['step_s'] = time.perf_counter() - t0
-    self.spans['step'] = (t0, t0 + metrics['step_s'])
+    self.spans = dict(step=(t0, t0 + metrics['step_s']), **spans)
     metrics['judging_share'] = metrics['judging_waited_s'] / metrics['step_s']   # the rollout's wall time not spent generating
     if self.plan is not None and memory:
         metrics.update(memory_check(self.plan, memory, -1 if self.device.type == 'cpu' else self.device.index or 0))
