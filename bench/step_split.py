@@ -20,9 +20,11 @@ One trainer plays every step, so the ways share the model, the evaluator's worke
 caches: one warm-up step (not counted, it starts the workers and times the references), then the
 serial and the pipelined step in turn, `--steps` of each, then `--steps` pipelined steps in a row that
 each begin the next one's first turn (`prefetch`, after one such step not counted, which had none begun
-for it). Per way: the step's seconds, the generation (this thread's wall time generating), the judging
-thread's busy seconds, the judging hidden under generation, the timing window, the update, the seconds
-the step waited for judging (the rollout's wall time less its generation) and their share of the step
+for it). `prefetch-unyielding` is `prefetch` with the Evaluator's `checks_yield` off, so the judging thread's
+checks also run inside timing windows; given with `prefetch`, the two take turns in one row of steps.
+Per way: the step's seconds, the generation (this thread's wall time generating), the judging thread's
+busy seconds, the judging hidden under generation, the timing window, the update, the seconds the step
+waited for judging (the rollout's wall time less its generation) and their share of the step
 (`judging_spans_share`: the share as reported before, busy less hidden, over the step), the references timed in
 the step (`refs_timed`) and their seconds before the card's lock (compiling, waiting for the card: `refs_before_s`)
 and in it (`refs_card_s`), and the CPU-seconds each
@@ -35,10 +37,14 @@ estimate (`memory_check`), planned for the step's own micro-batch, without gradi
 built-in trainer keeps every layer's activations) and for the largest task of the tiers it samples, and at
 the end each evaluator process's own memory (sandbox workers, the card's reference worker), as NVML counts it.
 `--workers-per-card` and `--timing` set the evaluator (defaults: as the trainer makes it).
+The trainer compiles every task's reference in the background from its start; `cudarl-wb train` has that
+done under its warm start, and `--settle` waits for it before the first step (by default the steps run beside it).
 
 The timing windows are taken apart too: of each step's window seconds, those in which the card was held by a
-candidate's timing, a reference's timing, a reference's compile (or its wait for the card), a check, or by none
-(`idle`: the host between jobs), and the last step is drawn as a timeline (`..._timeline.png` beside the JSON).
+candidate's timing, a reference's timing, a reference's compile (or its wait for the card), a check, a
+reference compiled ahead (`background compiles`), or by none (`idle`: the host between jobs), and the
+last step of each way is drawn as a timeline (`..._<way>_timeline.png` beside the JSON). The JSON keeps every step's
+intervals and each reference measured or compiled, with their spans.
 
 Prints a table and writes bench/results/step_split_<preset>[_cpu].json ($OUT/... when $OUT is set).
 """
@@ -52,7 +58,7 @@ from _table import table
 
 KEYS = ['step_s', 'generating_s', 'judging_s', 'judging_hidden_s', 'timing_window_s', 'update_s', 'judging_waited_s', 'judging_share', 'judging_spans_share',
         'refs_timed', 'refs_before_s', 'refs_card_s']
-WAYS = ['serial', 'pipelined', 'prefetch']
+WAYS = ['serial', 'pipelined', 'prefetch', 'prefetch-unyielding']
 
 
 def parse():
@@ -64,12 +70,14 @@ def parse():
     ap.add_argument('--batch-size', type=int, default=None, help="tasks a step (default: the preset's recipe, else 2)")
     ap.add_argument('--group-size', type=int, default=None, help="episodes a task (default: the preset's recipe, else 8)")
     ap.add_argument('--max-turns', type=int, default=2)
-    ap.add_argument('--ways', default='serial,pipelined,prefetch', help='which ways to step, of serial, pipelined, prefetch (comma-separated)')
+    ap.add_argument('--ways', default='serial,pipelined,prefetch', help='which ways to step, of ' + ', '.join(WAYS) + ' (comma-separated)')
     ap.add_argument('--max-new-tokens', type=int, default=640)
     ap.add_argument('--workers-per-card', type=int, default=None, help="sandbox workers per card (default: the preset's recipe, else 1)")
     ap.add_argument('--timing', default=None, choices=['full', 'ratio'], help="the evaluator's timing mode (default: the preset's recipe, else the trainer's, ratio)")
     ap.add_argument('--work', default=None, help='folder for the warm start and the run (default: a temporary one)')
     ap.add_argument('--out', default=None, help='JSON path')
+    ap.add_argument('--settle', action='store_true', help="wait for the trainer's compiles of every task's reference before the first step "
+                    "(as `cudarl-wb train` has them done under its warm start)")
     args = ap.parse_args()
     from cudarl_wb.trainer import GRPOConfig, train_defaults
     recipe, plain = train_defaults(args), GRPOConfig()
@@ -153,14 +161,15 @@ def subtract(a, b) -> list:
 def length(iv) -> float: return sum(e - s for s, e in union(iv))
 
 
-LANES = ['candidate timings', 'reference timings', 'reference compiles', 'checks']   # in the order a second is given to one
+LANES = ['candidate timings', 'reference timings', 'reference compiles', 'checks', 'background compiles']   # in the order a second is given to one
 
 
-def lanes_of(results, measured) -> dict:
+def lanes_of(results, measured, compiled=()) -> dict:
     """When the card was held, by what, on this process's clock: each evaluation's jobs (`card_spans`: a timing or a
-    check) and each reference or peak measured (`span`: its compile and wait for the card, then
-    its time holding the card)."""
+    check), each reference or peak measured (`span`: its compile and wait for the card, then
+    its time holding the card) and each reference compiled ahead (`compiled`, `warm_references`: the card held shared)."""
     out = {k: [] for k in LANES}
+    out['background compiles'] = [tuple(c['span']) for c in compiled]
     for r in results:
         for s, e, what in r.extra.get('card_spans') or []: out['candidate timings' if what == 'timing' else 'checks'].append((s, e))
     for m in measured:
@@ -191,7 +200,7 @@ def plot_timeline(spans: dict, lanes: dict, title: str, path: Path):
     except ImportError: print('no matplotlib: no timeline drawn'); return
     t0, t1 = spans['step']
     rows = [('generation', spans['generations'], 'tab:blue'), ('timing windows', spans['windows'], 'tab:gray'),
-            *[(n, clip(union(lanes[n]), [(t0, t1)]), c) for n, c in zip(LANES, ['tab:red', 'tab:purple', 'tab:orange', 'tab:green'])]]
+            *[(n, clip(union(lanes[n]), [(t0, t1)]), c) for n, c in zip(LANES, ['tab:red', 'tab:purple', 'tab:orange', 'tab:green', 'tab:brown'])]]
     fig, ax = plt.subplots(figsize=(12, 3.2))
     for i, (name, iv, color) in enumerate(rows):
         ax.broken_barh([(s - t0, e - s) for s, e in union(iv)], (i - 0.4, 0.8), color=color)
@@ -228,6 +237,9 @@ def main():
     args = parse()
     work = Path(args.work or tempfile.mkdtemp(prefix='step_split_'))
     trainer = trainer_for(args, work)
+    if args.settle and trainer.warming is not None:
+        t = time.perf_counter(); trainer.warming.join()
+        print(f"the references of the run's {len(trainer.pool) + len(trainer.eval_set)} tasks compiled: waited {time.perf_counter() - t:.1f} s")
     ways = [w for w in WAYS if w in args.ways.split(',')]
     steps, counts, judged = ({w: [] for w in ways}, {w: collections.Counter() for w in ways}, {w: [] for w in ways})
     timelines = {w: [] for w in ways}
@@ -235,8 +247,11 @@ def main():
     measured = lambda: getattr(trainer.tester.evaluator, 'measured', []) if trainer.mode == 'full' else []
     trainer.train_step()                                 # warm-up: workers start, references are timed
 
+    ev = getattr(trainer.tester, 'evaluator', None)
+
     def play(way, count=True):
-        trainer.cfg.pipeline, trainer.cfg.prefetch = way != 'serial', way == 'prefetch'
+        trainer.cfg.pipeline, trainer.cfg.prefetch = way != 'serial', way.startswith('prefetch')
+        if ev is not None: ev.checks_yield = way != 'prefetch-unyielding'
         c0, n0 = cpu_seconds(), len(measured())
         m = trainer.train_step()
         if not count: return
@@ -250,11 +265,11 @@ def main():
         counts[way] += verdicts(reps)
         judged[way] += evaluations(reps)
 
-    alternate = [w for w in ways if w != 'prefetch']
+    alternate, ahead = [w for w in ways if not w.startswith('prefetch')], [w for w in ways if w.startswith('prefetch')]
     for i in range(len(alternate) * args.steps): play(alternate[i % len(alternate)])
-    if 'prefetch' in ways:       # steps in a row: each one begins the next; the first (not counted) has none begun for it
-        play('prefetch', count=False)
-        for _ in range(args.steps): play('prefetch')
+    if ahead:       # steps in a row: each one begins the next; the first (not counted) has none begun for it
+        play(ahead[0], count=False)
+        for i in range(len(ahead) * args.steps): play(ahead[i % len(ahead)])
         trainer.drop_ahead()
     cards = trainer.tester.evaluator.devices if trainer.mode == 'full' else []
     by_process = {}
@@ -263,6 +278,7 @@ def main():
         try: by_process = {c: {k: [round(b / 2**30, 2) for b in v] for k, v in worker_bytes(trainer.tester, int(c.split(':')[1])).items()} for c in cards}
         except RuntimeError as e: by_process = {'error': str(e)}
         print(f'evaluator memory by process, GiB: {by_process}')
+    done_measured = list(measured())     # read before the Tester closes: a closed one has no evaluator
     trainer.tester.close()
     rows = []
     for way, ms in steps.items():
@@ -291,25 +307,25 @@ def main():
     table(cpu, ['way', 'trainer', 'tools', 'workers'])
     print('where the judging went, seconds per step summed over its evaluations (parts that overlap add up past the wall time):')
     table(parts, ['way', *SECONDS_PARTS, 'evaluations', 'cached_builds', 'reused_timings', 'workers_ended', 'spares_used'])
-    lanes = lanes_of([r for bs in judged.values() for r in bs], measured())
+    compiled = getattr(ev, 'compiled', []) if trainer.mode == 'full' else []
+    lanes = lanes_of([r for bs in judged.values() for r in bs], done_measured, compiled)
     windows = [{'way': way, 'step': i + 1, **{k: round(v, 3) if isinstance(v, float) else v for k, v in window_parts(sp['windows'], lanes).items()}}
                for way, sps in timelines.items() for i, sp in enumerate(sps) if sp]
     print("the timing windows taken apart: seconds of each step's windows in which the card was held by each, or by none (idle):")
     table(windows, ['way', 'step', 'window_s', 'timings', *[n.replace(' ', '_') + '_s' for n in LANES], 'idle_s'])
-    last_way = next((w for w in reversed(ways) if timelines[w]), None)
     last = next((steps[w][-1] for w in reversed(ways) if steps[w]), {})
     memory = {k: v for k, v in last.items() if k.startswith('memory/')}
     if memory: print('memory, last step: ' + ', '.join(f'{k[7:]} {v:.2f}' for k, v in memory.items() if v is not None))
     name = f"step_split_{args.preset}{'' if trainer.mode == 'full' else '_cpu'}.json"
     out = Path(args.out) if args.out else (Path(os.environ['OUT']) if os.environ.get('OUT') else ROOT/'bench'/'results')/name
     out.parent.mkdir(parents=True, exist_ok=True)
-    if last_way and trainer.mode == 'full':
-        plot_timeline(timelines[last_way][-1], lanes, f'{args.preset} on {device_name}: the last {last_way} step',
-                      out.with_name(out.stem + '_timeline.png'))
+    for way in (ways if trainer.mode == 'full' else []):
+        if timelines[way]: plot_timeline(timelines[way][-1], lanes, f'{args.preset} on {device_name}: the last {way} step',
+                                         out.with_name(f'{out.stem}_{way}_timeline.png'))
     out.write_text(json.dumps(dict(preset=args.preset, device=device_name, mode=trainer.mode, args=vars(args), rows=rows,
                                    run_device=str(trainer.device), eval_devices=cards,
                                    verdicts={k: dict(v) for k, v in counts.items()}, judging_parts=parts, cpu_seconds=cpu, steps=steps, memory=memory,
-                                   windows=windows,
+                                   windows=windows, timelines=timelines, measured=done_measured, compiled=compiled,
                                    memory_by_process=by_process), indent=2, default=str))
     print(f'wrote {out}')
 

@@ -791,6 +791,11 @@ def window(self: DeviceLock):
 def _quiet(self: DeviceLock) -> bool: return not (self._alone or self._waiting or self._windows)
 
 @patch
+def wait_windows(self: DeviceLock):
+    "Wait until no window is open: a check that no window waits for lets the window's timings go first (see `_judge`)."
+    with self._cond: self._cond.wait_for(lambda: not self._windows)
+
+@patch
 def wait_quiet(self: DeviceLock):
     "Wait until no window is open and no timing holds the card or waits for it."
     with self._cond: self._cond.wait_for(self._quiet)
@@ -891,6 +896,8 @@ class Evaluator:
         self._timings, self._timings_lock = collections.OrderedDict(), threading.Lock()   # see `_remember`
         self._warmed: set = set()      # tasks whose references `warm_references` compiled already
         self.measured: list = []       # each reference or peak measured: seconds before the card's lock (compiling) and in it, and when (`span`)
+        self.compiled: list = []       # each reference `warm_references` compiled: when it held the card shared (`span`)
+        self.checks_yield = True       # checks outside a window wait while one is open (see `_judge`)
         self._background: ThreadPoolExecutor | None = None
         spare = (lambda d: not _on_host(d)) if spare_workers is None else (lambda d: bool(spare_workers))
         self._spares = {d: _Spare(d, self) for d in self.devices if spare(d)}   # see `_replace`
@@ -1066,6 +1073,7 @@ def _cached(self: Evaluator, kind: str, name: str, slot: _Slot, fn, kwargs, time
         if use_cache and (val := read_entry(path, key)) is not None:
             info[kind] = 'disk'; self._mem_refs[mem_key] = val; return val
         info[kind] = 'measured'
+        tw = time.perf_counter()
         with slot.refs.urgent():                 # the trusted worker's lock, then the card's: everywhere in this order
             try:
                 t0 = time.perf_counter()
@@ -1073,7 +1081,8 @@ def _cached(self: Evaluator, kind: str, name: str, slot: _Slot, fn, kwargs, time
                 with slot.lock: t1 = time.perf_counter(); out = slot.trusted_worker().run(fn, kwargs, first_limit=600.0)
             except SandboxError as e: return {'error': str(e)[:500]}
         t2 = time.perf_counter()
-        self.measured.append(dict(kind=kind, name=name, device=slot.device, before_s=t1 - t0, card_s=t2 - t1, span=(t0, t1, t2)))
+        self.measured.append(dict(kind=kind, name=name, device=slot.device, before_s=t1 - t0, card_s=t2 - t1, span=(t0, t1, t2),
+                                  worker_wait_s=t0 - tw))      # `worker_wait_s`: for the trusted worker, busy with a compile
         if out.status != 'ok': val = {'error': f'{timeout_note}: {out.status}: {out.message}'[:500]}
         else:
             val = {**out.value, 'cache_key': key} if key is not None else out.value
@@ -1122,8 +1131,10 @@ def warm_references(self: Evaluator, tasks, measure: bool = False) -> dict:
                 card.wait_quiet(); refs.give_way()
                 with refs.lock, card.try_shared() as got:
                     if not got: continue
+                    s0 = time.perf_counter()
                     try: r = refs.get().run('cudarl_wb.benchmarker:reference_compile_job', dict(task=t), first_limit=600.0)
                     except SandboxError as e: return done + [(t.name, {'error': str(e)})]
+                    finally: self.compiled.append(dict(name=t.name, device=refs.device, span=(s0, time.perf_counter())))
             done.append((t.name, r.value if r.status == 'ok' and isinstance(r.value, dict) else {'error': f'{r.status}: {r.message}'}))
         return done
     if self.torch_compile and to_compile:
@@ -1229,6 +1240,9 @@ def _judge(self: Evaluator, slot: _Slot, task: Task, cr: CompileResult, time_it:
         t = time.perf_counter()
         slot.worker.start()
         secs['worker_start'] = time.perf_counter() - t
+        if not time_it and self.checks_yield:          # a check outside any window: the window's timings go first
+            t = time.perf_counter(); slot.lock.wait_windows()
+            if 'queued' in secs: secs['queued'] += time.perf_counter() - t
         if time_it and checked is None and not self._refs_at_hand(task, slot):   # check before timing new references
             first = checked = self._job_result(slot, task, cr, False, {}, {}, t0, dict(secs))
             if not first.correct: return first

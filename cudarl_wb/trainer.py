@@ -182,7 +182,8 @@ class GRPOTrainer:
         resuming = resume and models is None and self.state_path.exists()
         self.pool, held = training_tasks(cfg)
         self.eval_set = [t.name for t in heldout_compositions(cfg.eval_tasks, cfg.seed)] + [t.name for t in held]
-        if tester is not None: warm_in_background(tester, self.eval_set + [t.name for t in self.pool])   # while the warm start trains
+        # the references of every task, compiled while the warm start trains (`warming`: the thread, or None)
+        self.warming = warm_in_background(tester, self.eval_set + [t.name for t in self.pool]) if tester is not None else None
         self.models = models if models is not None else self._start_agents(resuming)
         release_host_memory()                 # the warm start's freed buffers would stay resident under the run
         self._adapt()
