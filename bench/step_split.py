@@ -44,7 +44,8 @@ The timing windows are taken apart too: of each step's window seconds, those in 
 candidate's timing, a reference's timing, a reference's compile (or its wait for the card), a check, a
 reference compiled ahead (`background compiles`), or by none (`idle`: the host between jobs), and the
 last step of each way is drawn as a timeline (`..._<way>_timeline.png` beside the JSON). The JSON keeps every step's
-intervals and each reference measured or compiled, with their spans.
+intervals and each reference measured or compiled, with their spans, and the longest checks are listed
+(`slow_checks`: one in flight when a window opens holds the window up).
 
 Prints a table and writes bench/results/step_split_<preset>[_cpu].json ($OUT/... when $OUT is set).
 """
@@ -177,6 +178,13 @@ def lanes_of(results, measured, compiled=()) -> dict:
             t0, t1, t2 = m['span']
             out['reference compiles'].append((t0, t1)); out['reference timings'].append((t1, t2))
     return out
+
+
+def slow_checks(judged: dict, n: int = 8, over_s: float = 1.0) -> list:
+    "The `n` longest checks over `over_s` seconds (a check in flight when a window opens holds it up): way, task, verdict, seconds."
+    rows = [dict(way=way, task=r.task, verdict=r.verdict.value, check_s=round(e - s, 3), flags=','.join(r.flags[:3]))
+            for way, bs in judged.items() for r in bs for s, e, what in r.extra.get('card_spans') or [] if what == 'check' and e - s > over_s]
+    return sorted(rows, key=lambda x: -x['check_s'])[:n]
 
 
 def window_parts(windows, lanes: dict) -> dict:
@@ -313,6 +321,10 @@ def main():
                for way, sps in timelines.items() for i, sp in enumerate(sps) if sp]
     print("the timing windows taken apart: seconds of each step's windows in which the card was held by each, or by none (idle):")
     table(windows, ['way', 'step', 'window_s', 'timings', *[n.replace(' ', '_') + '_s' for n in LANES], 'idle_s'])
+    slow = slow_checks(judged)
+    if slow:
+        print('the longest checks (one in flight when a window opens holds the window up):')
+        table(slow, ['way', 'task', 'verdict', 'check_s', 'flags'])
     last = next((steps[w][-1] for w in reversed(ways) if steps[w]), {})
     memory = {k: v for k, v in last.items() if k.startswith('memory/')}
     if memory: print('memory, last step: ' + ', '.join(f'{k[7:]} {v:.2f}' for k, v in memory.items() if v is not None))
@@ -325,7 +337,7 @@ def main():
     out.write_text(json.dumps(dict(preset=args.preset, device=device_name, mode=trainer.mode, args=vars(args), rows=rows,
                                    run_device=str(trainer.device), eval_devices=cards,
                                    verdicts={k: dict(v) for k, v in counts.items()}, judging_parts=parts, cpu_seconds=cpu, steps=steps, memory=memory,
-                                   windows=windows, timelines=timelines, measured=done_measured, compiled=compiled,
+                                   windows=windows, slow_checks=slow, timelines=timelines, measured=done_measured, compiled=compiled,
                                    memory_by_process=by_process), indent=2, default=str))
     print(f'wrote {out}')
 

@@ -754,7 +754,7 @@ class DeviceLock:
     "A card's lock: `shared()` for checks, held alone by `with lock:` (timings, references)."
     def __init__(self):
         self._cond, self._shared, self._alone, self._waiting = threading.Condition(), 0, False, 0
-        self._windows = 0       # batches of timings under way (`window`, below)
+        self._open, self._opened = set(), 0      # the batches of timings under way, by number (`window`, below)
 
     @contextlib.contextmanager
     def shared(self):
@@ -782,18 +782,21 @@ class DeviceLock:
 @contextlib.contextmanager
 def window(self: DeviceLock):
     "Held around a batch of timings: background work (`try_shared`) does not start until it ends."
-    with self._cond: self._windows += 1
+    with self._cond: self._opened += 1; n = self._opened; self._open.add(n)
     try: yield self
     finally:
-        with self._cond: self._windows -= 1; self._cond.notify_all()
+        with self._cond: self._open.discard(n); self._cond.notify_all()
 
 @patch
-def _quiet(self: DeviceLock) -> bool: return not (self._alone or self._waiting or self._windows)
+def _quiet(self: DeviceLock) -> bool: return not (self._alone or self._waiting or self._open)
 
 @patch
 def wait_windows(self: DeviceLock):
-    "Wait until no window is open: a check that no window waits for lets the window's timings go first (see `_judge`)."
-    with self._cond: self._cond.wait_for(lambda: not self._windows)
+    """Wait until the windows open now have closed: a check that no window waits for lets their timings go first
+    (see `_busy`). Windows opened later do not hold it, so windows that overlap one another cannot starve it."""
+    with self._cond:
+        now = set(self._open)
+        self._cond.wait_for(lambda: not (now & self._open))
 
 @patch
 def wait_quiet(self: DeviceLock):
@@ -897,7 +900,7 @@ class Evaluator:
         self._warmed: set = set()      # tasks whose references `warm_references` compiled already
         self.measured: list = []       # each reference or peak measured: seconds before the card's lock (compiling) and in it, and when (`span`)
         self.compiled: list = []       # each reference `warm_references` compiled: when it held the card shared (`span`)
-        self.checks_yield = True       # checks outside a window wait while one is open (see `_judge`)
+        self.checks_yield = True       # checks outside a window wait while one is open (see `_busy`)
         self._background: ThreadPoolExecutor | None = None
         spare = (lambda d: not _on_host(d)) if spare_workers is None else (lambda d: bool(spare_workers))
         self._spares = {d: _Spare(d, self) for d in self.devices if spare(d)}   # see `_replace`
@@ -1206,18 +1209,33 @@ def _refs_at_hand(self: Evaluator, task: Task, slot: _Slot) -> bool:
     if self.peaks(slot, measure=False) is None: return False
     return not self.reference_timing or self.reference_times(task, slot, measure=False) is not None
 
+# %% ../nbs/06_benchmarker.ipynb #21526073
+@contextlib.contextmanager
+def _busy(slot: _Slot, yields: bool = False, tries: int = 3):
+    "`slot.busy`; with `yields`, taken while no window is open on the card (`tries` bounds the waits for later windows)."
+    for _ in range(tries):
+        if yields: slot.lock.wait_windows()
+        slot.busy.acquire()
+        if not (yields and slot.lock._open): break
+        slot.busy.release()          # a window opened while this waited for the worker: it goes first
+    else: slot.busy.acquire()
+    try: yield
+    finally: slot.busy.release()
+
 # %% ../nbs/06_benchmarker.ipynb #7b781c00
 @patch
 def _job_result(self: Evaluator, slot: _Slot, task: Task, cr: CompileResult, time_it: bool, refs: dict, peaks: dict,
-                t0: float, secs: dict, checked: BenchResult | None = None) -> BenchResult:
+                t0: float, secs: dict, checked: BenchResult | None = None, yields: bool = False) -> BenchResult:
     "Run the job(s) judging `cr` with `refs` and `peaks` at hand; the result with its seconds taken apart."
     bw = peaks.get('floor_gbps')
     # the floor needs a flushed cache: on a CPU worker (no flush) small shapes run from cache
     floor_ms = task.nbytes(task.timing_shape) / (bw * 1e9) * 1e3 if bw and slot.device.startswith('cuda') else None
     opts = dict(trials=self.trials, time=time_it, **self.timing, eager_ms=refs.get('eager_ms'),
                 compiled_ms=refs.get('compiled_ms'), floor_ms=floor_ms, lib_sha256=cr.extra.get('lib_sha256'))
-    with slot.busy:
+    tq = time.perf_counter()
+    with _busy(slot, yields):
         t = time.perf_counter()
+        if yields and 'queued' in secs: secs['queued'] += t - tq      # the wait for the windows to close
         out = self._jobs(slot, task, cr, opts, checked)
         secs['job'] = time.perf_counter() - t
         if 'queued' in secs:            # in a batch the wait for the card is queueing, not the job
@@ -1240,9 +1258,6 @@ def _judge(self: Evaluator, slot: _Slot, task: Task, cr: CompileResult, time_it:
         t = time.perf_counter()
         slot.worker.start()
         secs['worker_start'] = time.perf_counter() - t
-        if not time_it and self.checks_yield:          # a check outside any window: the window's timings go first
-            t = time.perf_counter(); slot.lock.wait_windows()
-            if 'queued' in secs: secs['queued'] += time.perf_counter() - t
         if time_it and checked is None and not self._refs_at_hand(task, slot):   # check before timing new references
             first = checked = self._job_result(slot, task, cr, False, {}, {}, t0, dict(secs))
             if not first.correct: return first
@@ -1254,7 +1269,8 @@ def _judge(self: Evaluator, slot: _Slot, task: Task, cr: CompileResult, time_it:
         return BenchResult(Verdict.CRASHED, task.name, slot.device, flags=['internal-error'],
                            message=f'the sandbox worker could not start: {str(e).splitlines()[0]}', log=str(e)[-5000:],
                            seconds=time.perf_counter() - t0)
-    r = self._job_result(slot, task, cr, time_it, refs, peaks, t0, secs, checked)
+    # a check outside any window (`time_it` off) lets the windows' timings go first (see `_busy`)
+    r = self._job_result(slot, task, cr, time_it, refs, peaks, t0, secs, checked, yields=not time_it and self.checks_yield)
     if info: r.extra['reference_cache'] = info
     if first is not None:               # the check's own seconds join the timing's (the wait before it was counted once)
         fs, rs = first.extra['seconds'], r.extra['seconds']
