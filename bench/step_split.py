@@ -252,10 +252,9 @@ def main():
     steps, counts, judged = ({w: [] for w in ways}, {w: collections.Counter() for w in ways}, {w: [] for w in ways})
     timelines = {w: [] for w in ways}
     trainer.cfg.pipeline, trainer.cfg.prefetch = True, False
-    measured = lambda: getattr(trainer.tester.evaluator, 'measured', []) if trainer.mode == 'full' else []
+    ev = trainer.tester.evaluator if trainer.mode == 'full' else None   # kept past the Tester's close, which lets it go
+    measured = lambda: ev.measured if ev is not None else []
     trainer.train_step()                                 # warm-up: workers start, references are timed
-
-    ev = getattr(trainer.tester, 'evaluator', None)
 
     def play(way, count=True):
         trainer.cfg.pipeline, trainer.cfg.prefetch = way != 'serial', way.startswith('prefetch')
@@ -279,14 +278,13 @@ def main():
         play(ahead[0], count=False)
         for i in range(len(ahead) * args.steps): play(ahead[i % len(ahead)])
         trainer.drop_ahead()
-    cards = trainer.tester.evaluator.devices if trainer.mode == 'full' else []
+    cards = ev.devices if ev is not None else []
     by_process = {}
     if cards:             # each evaluator process's device memory now, to set beside the planner's per-process loads
         from evaluator_memory import worker_bytes
         try: by_process = {c: {k: [round(b / 2**30, 2) for b in v] for k, v in worker_bytes(trainer.tester, int(c.split(':')[1])).items()} for c in cards}
         except RuntimeError as e: by_process = {'error': str(e)}
         print(f'evaluator memory by process, GiB: {by_process}')
-    done_measured = list(measured())     # read before the Tester closes: a closed one has no evaluator
     trainer.tester.close()
     rows = []
     for way, ms in steps.items():
@@ -315,8 +313,8 @@ def main():
     table(cpu, ['way', 'trainer', 'tools', 'workers'])
     print('where the judging went, seconds per step summed over its evaluations (parts that overlap add up past the wall time):')
     table(parts, ['way', *SECONDS_PARTS, 'evaluations', 'cached_builds', 'reused_timings', 'workers_ended', 'spares_used'])
-    compiled = getattr(ev, 'compiled', []) if trainer.mode == 'full' else []
-    lanes = lanes_of([r for bs in judged.values() for r in bs], done_measured, compiled)
+    compiled = ev.compiled if ev is not None else []
+    lanes = lanes_of([r for bs in judged.values() for r in bs], measured(), compiled)
     windows = [{'way': way, 'step': i + 1, **{k: round(v, 3) if isinstance(v, float) else v for k, v in window_parts(sp['windows'], lanes).items()}}
                for way, sps in timelines.items() for i, sp in enumerate(sps) if sp]
     print("the timing windows taken apart: seconds of each step's windows in which the card was held by each, or by none (idle):")
@@ -337,7 +335,7 @@ def main():
     out.write_text(json.dumps(dict(preset=args.preset, device=device_name, mode=trainer.mode, args=vars(args), rows=rows,
                                    run_device=str(trainer.device), eval_devices=cards,
                                    verdicts={k: dict(v) for k, v in counts.items()}, judging_parts=parts, cpu_seconds=cpu, steps=steps, memory=memory,
-                                   windows=windows, slow_checks=slow, timelines=timelines, measured=done_measured, compiled=compiled,
+                                   windows=windows, slow_checks=slow, timelines=timelines, measured=measured(), compiled=compiled,
                                    memory_by_process=by_process), indent=2, default=str))
     print(f'wrote {out}')
 

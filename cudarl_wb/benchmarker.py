@@ -791,6 +791,9 @@ def window(self: DeviceLock):
 def _quiet(self: DeviceLock) -> bool: return not (self._alone or self._waiting or self._open)
 
 @patch
+def in_window(self: DeviceLock) -> bool: return bool(self._open)
+
+@patch
 def wait_windows(self: DeviceLock):
     """Wait until the windows open now have closed: a check that no window waits for lets their timings go first
     (see `_busy`). Windows opened later do not hold it, so windows that overlap one another cannot starve it."""
@@ -1216,7 +1219,7 @@ def _busy(slot: _Slot, yields: bool = False, tries: int = 3):
     for _ in range(tries):
         if yields: slot.lock.wait_windows()
         slot.busy.acquire()
-        if not (yields and slot.lock._open): break
+        if not (yields and slot.lock.in_window()): break
         slot.busy.release()          # a window opened while this waited for the worker: it goes first
     else: slot.busy.acquire()
     try: yield
