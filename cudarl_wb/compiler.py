@@ -23,10 +23,10 @@ __all__ = ['MAX_TEXT_CHARS', 'MAX_SOURCE_CHARS', 'MAX_LOG_CHARS', 'MAX_MESSAGE_C
            'normalize_arch', 'default_arch', 'demangle', 'short_name', 'parse_diagnostics', 'parse_ptxas', 'ArchLimits',
            'arch_limits', 'theoretical_occupancy', 'occupancy_table', 'launch_configs', 'host_imports', 'has_syscall',
            'exported_functions', 'load_time_functions', 'import_issues', 'landlock_abi', 'toolkit_root', 'compiler_env',
-           'confined', 'confinement', 'toolchain', 'nvcc_commands', 'build_key', 'split_extra_sources',
-           'compile_candidate', 'compile_text', 'failed_build', 'compile_many', 'feedback', 'kernel_report_html',
-           'kernel_report_text', 'inspect_kernel', 'cubin_of', 'driver_occupancy', 'cache_info', 'prune_cache',
-           'CompileOptions', 'compile_args', 'compile_command']
+           'confined', 'confinement', 'toolchain', 'nvcc_commands', 'standard_may_matter', 'build_key',
+           'split_extra_sources', 'compile_candidate', 'compile_text', 'failed_build', 'compile_many', 'feedback',
+           'kernel_report_html', 'kernel_report_text', 'inspect_kernel', 'cubin_of', 'driver_occupancy', 'cache_info',
+           'prune_cache', 'CompileOptions', 'compile_args', 'compile_command']
 
 # %% ../nbs/04_compiler.ipynb #e27292df
 MAX_TEXT_CHARS = 200_000      # model text longer than this is refused unread
@@ -1079,6 +1079,26 @@ def _first_std(flags, source: str = '') -> list[str]:
     "The standard to try before nvcc's default: none where `flags` name one or `source` includes headers that need C++17."
     return [] if any(f.startswith(('-std', '--std')) for f in flags) or _NEEDS_CPP17.search(source) else [FIRST_STD]
 
+# %% ../nbs/04_compiler.ipynb #c34d5cce
+_CPP_LIBRARY = re.compile(r'\bstd\s*::|\busing\s+namespace\b|__cplusplus|^[ \t]*#[ \t]*include[ \t]*<(?![^>]*\.(?:h|hpp|cuh)[ \t]*>)', re.M)
+_LITERAL_PREFIXES = {'u8', 'u', 'U', 'L', 'R', 'u8R', 'uR', 'UR', 'LR'}     # an undefined one is a literal of a later standard
+_PLAIN_ERRORS = re.compile('|'.join([      # errors that every standard gives alike
+    r'identifier "(?P<name>[^"]*)" is undefined', r'expected an? ', r'unrecognized token', r'too (?:few|many) arguments in function call',
+    r'this declaration has no storage class or type specifier', r'explicit type is missing', r'cannot overload functions distinguished by return type alone',
+    r'argument of type .* is incompatible with parameter of type', r'.* has already been (?:declared|defined)',
+    r'expression must (?:have (?!a constant value)|be a modifiable lvalue)', r'extra text after expected end of number', r'.* is not a template',
+    r'user-defined literal operator not found', r'const variable .* requires an initializer', r'a condition declaration must include an initializer',
+    r'linkage specification is not allowed', r'a variable with static storage duration cannot be captured',
+    r'a variable length array cannot have static storage duration', r'(?:Entry function|Function) .* uses too much (?:shared|local|parameter) ']))
+
+def standard_may_matter(source: str, errors: list[str]) -> bool:
+    "Whether another C++ standard could build `source`, which C++14 refused with `errors` (their messages)."
+    if _CPP_LIBRARY.search(source) or not errors: return True
+    for e in errors:
+        m = _PLAIN_ERRORS.match(e)
+        if not m or m['name'] in _LITERAL_PREFIXES: return True
+    return False
+
 # %% ../nbs/04_compiler.ipynb #b21ee32a
 def build_key(source: str, arch: str, flags=(), cudart: str = 'static') -> str:
     "The content address of a build."
@@ -1142,7 +1162,7 @@ def _extra_object(path, arch: str, flags, timeout: float, root: Path) -> tuple[P
 def _left(deadline: float, least: float = 0.5) -> float: return max(least, deadline - time.perf_counter())
 
 def _compile_and_link(tmp: Path, arch: str, flags, cudart: str, deadline: float, root: Path, extra_sources,
-                      std: list[str]) -> tuple[bool, str, bool, dict]:
+                      std: list[str], source: str = '') -> tuple[bool, str, bool, dict]:
     "nvcc's compile and link steps in `tmp`, confined, before `deadline`, trying the standard `std` first: (built, log, timed out, details)."
     compile_, link = nvcc_commands(arch, flags, cudart)
     extra = dict(nvcc=nvcc_version(), flags=list(flags), cudart=cudart, extra_sources=[str(f) for f in extra_sources],
@@ -1153,7 +1173,9 @@ def _compile_and_link(tmp: Path, arch: str, flags, cudart: str, deadline: float,
         return run_capped(confined(cmd, tmp, [*reads, *more], t), timeout=t, cwd=tmp, env=compiler_env(tmp))
     r1 = run([*compile_, *std, 'candidate.cu', '-o', 'candidate.o'])
     seconds = r1.seconds
-    if std and r1.returncode != 0 and not r1.timed_out:      # C++14 refused it: nvcc's default standard decides
+    refused = std and r1.returncode != 0 and not r1.timed_out
+    errors = [d.message for d in parse_diagnostics(r1.stdout + r1.stderr, source) if d.severity == 'error'] if refused else []
+    if refused and standard_may_matter(source, errors):      # C++14 refused it, maybe for its standard: nvcc's default decides
         std, r1 = [], run([*compile_, 'candidate.cu', '-o', 'candidate.o'])
         seconds += r1.seconds
     log, timed_out = r1.stdout + r1.stderr, r1.timed_out
@@ -1205,7 +1227,7 @@ def _build(source: str, arch: str, flags, cudart: str, key: str, timeout: float,
     deadline = deadline or t0 + timeout
     tmp = Path(tempfile.mkdtemp(dir=root, prefix=f'.{key}.'))
     (tmp/'candidate.cu').write_text(source)
-    ok, log, timed_out, extra = _compile_and_link(tmp, arch, flags, cudart, deadline, root, extra_sources, _first_std(flags, source))
+    ok, log, timed_out, extra = _compile_and_link(tmp, arch, flags, cudart, deadline, root, extra_sources, _first_std(flags, source), source)
     diagnostics = parse_diagnostics(log, source)
     if ok and (tmp/'candidate.so').stat().st_size > MAX_LIB_BYTES:
         ok = False; diagnostics.append(Diagnostic(None, 'error', f'the library is over {MAX_LIB_BYTES >> 20} MB: no kernel needs that'))

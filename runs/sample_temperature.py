@@ -1,11 +1,13 @@
 """How the group's sampling temperature changes what GRPO gets to learn from, for one checkpoint.
 
-For each temperature, the Generator answers each held-out composition `--samples` times (first turn only), and
-we count: the share of answers that compile (or are correct, on a GPU), the tasks with at least one good answer
-in their group (pass@k: what RL can turn into pass@1), and the groups whose rewards differ at all (a group
-with no spread teaches nothing). Greedy decoding is the first row, for reference.
+For each temperature, the agents play each held-out composition `--samples` times (the first turn only, or
+whole episodes of `--max-turns`), and we count: the share of episodes whose best answer compiles (or is correct,
+on a GPU), the tasks with at least one good episode in their group (pass@k: what RL can turn into pass@1), per
+tier too, and the groups whose rewards differ at all (a group with no spread teaches nothing). Greedy decoding is
+the first row, for reference: it is what a run's held-out evaluation plays.
 
     python runs/sample_temperature.py CHECKPOINT [--tasks 20] [--samples 4] [--temperatures 1.0 0.8 0.6 0.4]
+    python runs/sample_temperature.py CHECKPOINT --tasks 64 --samples 8 --max-turns 2 --workers 3   # small's evaluation
 
 Prints a table and writes runs/sample_temperature/sample_temperature.json (or --json PATH).
 """
@@ -24,6 +26,9 @@ def main(argv=None):
     p.add_argument('--samples', type=int, default=4)
     p.add_argument('--temperatures', type=float, nargs='+', default=[1.0, 0.8, 0.6, 0.4])
     p.add_argument('--max-new-tokens', type=int, default=640)
+    p.add_argument('--max-turns', type=int, default=1, help='turns an episode (1: the Generator alone)')
+    p.add_argument('--seed', type=int, default=0, help="the held-out compositions of a run with this seed")
+    p.add_argument('--workers', type=int, default=1, help='sandbox workers a card')
     p.add_argument('--json', default=str(ROOT/'runs'/'sample_temperature'/'sample_temperature.json'))
     a = p.parse_args(argv)
     import torch
@@ -33,8 +38,9 @@ def main(argv=None):
     from cudarl_wb.trainer import heldout_compositions
     device = 'cuda' if torch.cuda.is_available() else 'cpu'
     models = AgentModels.load(a.checkpoint, device=device, dtype=torch.float32 if device == 'cpu' else None, trainable=False)
-    tasks = [t.name for t in heldout_compositions(a.tasks)]   # what a GRPO run with seed 0 evaluates on
-    tester = Tester()
+    held = heldout_compositions(a.tasks, seed=a.seed)        # what a GRPO run with this seed evaluates on
+    tasks, tier = [t.name for t in held], {t.name: t.tier for t in held}
+    tester = Tester(workers_per_device=a.workers, timing='ratio')
     good = (lambda v: v.correct) if tester.mode == 'full' else (lambda v: v.compiled)
     rows = []
     for temperature in [None, *a.temperatures]:
@@ -43,20 +49,25 @@ def main(argv=None):
              else Sampling(temperature=temperature, max_new_tokens=a.max_new_tokens))
         k = 1 if temperature is None else a.samples
         eps = run_episodes(tasks, Generator(models, sampling=s), Optimizer(models, sampling=s), tester, group_size=k,
-                           max_turns=1, progress=False, seed=0)
+                           max_turns=a.max_turns, progress=False, seed=0)
         by_task: dict[str, list] = {}
-        for ep in eps: by_task.setdefault(ep.task, []).append(ep.turns[0].report)
+        for ep in eps: by_task.setdefault(ep.task, []).append((ep.best or ep.turns[0]).report)
         ok = [good(r.verdict) for rs in by_task.values() for r in rs]
+        passed = {t: any(good(r.verdict) for r in rs) for t, rs in by_task.items()}
+        per_tier = {f'tier_{n}': f'{sum(v for t, v in passed.items() if tier[t] == n)}/{sum(tier[t] == n for t in passed)}'
+                    for n in sorted(set(tier.values()))}
         rows.append(dict(sampling='greedy' if temperature is None else f'T={temperature}', answers=len(ok),
                          good=f'{sum(ok) / len(ok):.2f}',
                          tasks_with_a_good_one=f'{sum(any(good(r.verdict) for r in rs) for rs in by_task.values())}/{len(by_task)}',
                          groups_with_spread='-' if k == 1 else
                          f'{sum(len({round(r.reward.total, 6) for r in rs}) > 1 for rs in by_task.values())}/{len(by_task)}',
-                         seconds=round(time.perf_counter() - t0)))
+                         **per_tier, seconds=round(time.perf_counter() - t0)))
         print(rows[-1], flush=True)
-    print(f"\n{'correct' if tester.mode == 'full' else 'compiling'} first-turn answers on {a.tasks} held-out compositions, "
-          f"{a.samples} samples a task [{tester.mode}], {a.checkpoint}:")
-    table(rows, ['sampling', 'answers', 'good', 'tasks_with_a_good_one', 'groups_with_spread', 'seconds'])
+    print(f"\n{'correct' if tester.mode == 'full' else 'compiling'} episodes on {a.tasks} held-out compositions, "
+          f"{a.samples} samples a task, {a.max_turns} turn(s) an episode [{tester.mode}], {a.checkpoint}:")
+    table(rows, ['sampling', 'answers', 'good', 'tasks_with_a_good_one', *[k for k in rows[0] if k.startswith('tier_')],
+                 'groups_with_spread', 'seconds'])
+    tester.close()
     Path(a.json).parent.mkdir(parents=True, exist_ok=True)
     Path(a.json).write_text(json.dumps(dict(checkpoint=a.checkpoint, mode=tester.mode, rows=rows), indent=1))
     print(f'wrote {a.json}')
