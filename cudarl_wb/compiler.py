@@ -1080,7 +1080,7 @@ def _first_std(flags, source: str = '') -> list[str]:
     return [] if any(f.startswith(('-std', '--std')) for f in flags) or _NEEDS_CPP17.search(source) else [FIRST_STD]
 
 # %% ../nbs/04_compiler.ipynb #c34d5cce
-_CPP_LIBRARY = re.compile(r'\bstd\s*::|\busing\s+namespace\b|__cplusplus|^[ \t]*#[ \t]*include[ \t]*<(?![^>]*\.(?:h|hpp|cuh)[ \t]*>)', re.M)
+_CPP_LIBRARY = re.compile(r'\bstd\s*::|\busing\s+namespace\b|__cplusplus|^[ \t]*#[ \t]*include[ \t]*<(?![^>\n]*\.(?:h|hpp|cuh)[ \t]*>)', re.M)
 _LITERAL_PREFIXES = {'u8', 'u', 'U', 'L', 'R', 'u8R', 'uR', 'UR', 'LR'}     # an undefined one is a literal of a later standard
 _PLAIN_ERRORS = re.compile('|'.join([      # errors that every standard gives alike
     r'identifier "(?P<name>[^"]*)" is undefined', r'expected an? ', r'unrecognized token', r'too (?:few|many) arguments in function call',
