@@ -8,6 +8,7 @@ the first row, for reference: it is what a run's held-out evaluation plays.
 
     python runs/sample_temperature.py CHECKPOINT [--tasks 20] [--samples 4] [--temperatures 1.0 0.8 0.6 0.4]
     python runs/sample_temperature.py CHECKPOINT --tasks 64 --samples 8 --max-turns 2 --workers 3   # small's evaluation
+    python runs/sample_temperature.py CHECKPOINT --split train --tasks 16 ...   # the first 16 tasks of a run's pool
 
 Prints a table and writes runs/sample_temperature/sample_temperature.json (or --json PATH).
 """
@@ -27,7 +28,9 @@ def main(argv=None):
     p.add_argument('--temperatures', type=float, nargs='+', default=[1.0, 0.8, 0.6, 0.4])
     p.add_argument('--max-new-tokens', type=int, default=640)
     p.add_argument('--max-turns', type=int, default=1, help='turns an episode (1: the Generator alone)')
-    p.add_argument('--seed', type=int, default=0, help="the held-out compositions of a run with this seed")
+    p.add_argument('--seed', type=int, default=0, help="the tasks of a run with this seed")
+    p.add_argument('--split', default='heldout', choices=['heldout', 'train'],
+                   help="the run's held-out compositions, or the first of its training pool (what `--tasks procedural:N` trains on)")
     p.add_argument('--workers', type=int, default=1, help='sandbox workers a card')
     p.add_argument('--json', default=str(ROOT/'runs'/'sample_temperature'/'sample_temperature.json'))
     a = p.parse_args(argv)
@@ -36,9 +39,11 @@ def main(argv=None):
     from cudarl_wb.agents import Generator, Optimizer, Sampling, Tester
     from cudarl_wb.episode import run_episodes
     from cudarl_wb.trainer import heldout_compositions
+    from cudarl_wb.tasks import procedural_tasks
     device = 'cuda' if torch.cuda.is_available() else 'cpu'
     models = AgentModels.load(a.checkpoint, device=device, dtype=torch.float32 if device == 'cpu' else None, trainable=False)
-    held = heldout_compositions(a.tasks, seed=a.seed)        # what a GRPO run with this seed evaluates on
+    held = (heldout_compositions(a.tasks, seed=a.seed) if a.split == 'heldout'     # what a run with this seed evaluates on
+            else procedural_tasks(a.tasks, seed=a.seed, split='train'))               # or trains on
     tasks, tier = [t.name for t in held], {t.name: t.tier for t in held}
     tester = Tester(workers_per_device=a.workers, timing='ratio')
     good = (lambda v: v.correct) if tester.mode == 'full' else (lambda v: v.compiled)
@@ -63,13 +68,13 @@ def main(argv=None):
                          f'{sum(len({round(r.reward.total, 6) for r in rs}) > 1 for rs in by_task.values())}/{len(by_task)}',
                          **per_tier, seconds=round(time.perf_counter() - t0)))
         print(rows[-1], flush=True)
-    print(f"\n{'correct' if tester.mode == 'full' else 'compiling'} episodes on {a.tasks} held-out compositions, "
+    print(f"\n{'correct' if tester.mode == 'full' else 'compiling'} episodes on {a.tasks} {a.split} compositions, "
           f"{a.samples} samples a task, {a.max_turns} turn(s) an episode [{tester.mode}], {a.checkpoint}:")
     table(rows, ['sampling', 'answers', 'good', 'tasks_with_a_good_one', *[k for k in rows[0] if k.startswith('tier_')],
                  'groups_with_spread', 'seconds'])
     tester.close()
     Path(a.json).parent.mkdir(parents=True, exist_ok=True)
-    Path(a.json).write_text(json.dumps(dict(checkpoint=a.checkpoint, mode=tester.mode, rows=rows), indent=1))
+    Path(a.json).write_text(json.dumps(dict(checkpoint=a.checkpoint, mode=tester.mode, split=a.split, tasks=tasks, rows=rows), indent=1))
     print(f'wrote {a.json}')
 
 
