@@ -1162,8 +1162,8 @@ def _extra_object(path, arch: str, flags, timeout: float, root: Path) -> tuple[P
 def _left(deadline: float, least: float = 0.5) -> float: return max(least, deadline - time.perf_counter())
 
 def _compile_and_link(tmp: Path, arch: str, flags, cudart: str, deadline: float, root: Path, extra_sources,
-                      std: list[str], source: str = '') -> tuple[bool, str, bool, dict]:
-    "nvcc's compile and link steps in `tmp`, confined, before `deadline`, trying the standard `std` first: (built, log, timed out, details)."
+                      std: list[str], source: str) -> tuple[bool, str, bool, dict]:
+    "nvcc's compile and link steps in `tmp` for `source`, confined, before `deadline`, trying the standard `std` first: (built, log, timed out, details)."
     compile_, link = nvcc_commands(arch, flags, cudart)
     extra = dict(nvcc=nvcc_version(), flags=list(flags), cudart=cudart, extra_sources=[str(f) for f in extra_sources],
                  confinement=confinement())
