@@ -63,7 +63,7 @@ def main(argv=None):
                     for n in sorted(set(tier.values()))}
         rows.append(dict(sampling='greedy' if temperature is None else f'T={temperature}', answers=len(ok),
                          good=f'{sum(ok) / len(ok):.2f}',
-                         tasks_with_a_good_one=f'{sum(any(good(r.verdict) for r in rs) for rs in by_task.values())}/{len(by_task)}',
+                         tasks_with_a_good_one=f'{sum(passed.values())}/{len(passed)}',
                          groups_with_spread='-' if k == 1 else
                          f'{sum(len({round(r.reward.total, 6) for r in rs}) > 1 for rs in by_task.values())}/{len(by_task)}',
                          **per_tier, seconds=round(time.perf_counter() - t0)))

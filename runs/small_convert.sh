@@ -13,10 +13,11 @@ PRESET=${PRESET:-small} TASKS=${TASKS:-16} HELD=${HELD:-64} SAMPLES=${SAMPLES:-8
 OUTDIR=${OUTDIR:-runs/small_convert}; mkdir -p "$OUTDIR"
 [ -f "$OUTDIR/sft/agents.json" ] || python3 -m cudarl_wb.cli sft --preset "$PRESET" --out "$OUTDIR/sft" --eval-after-only --no-progress
 measure() {  # checkpoint, label: greedy and pass@SAMPLES at T 1.0, on the training tasks, then on the held-out ones
-  for split in train heldout; do
+  for split_n in "train $TASKS" "heldout $HELD"; do
+    read -r split n <<<"$split_n"
     echo "== $2 GRPO, $split tasks"
-    python3 runs/sample_temperature.py "$1" --split $split --tasks "$([ $split = train ] && echo "$TASKS" || echo "$HELD")" \
-      --samples "$SAMPLES" --temperatures 1.0 --max-turns 2 --workers 3 --json "$OUTDIR/$2_$split.json" | tail -n 4 | head -n 3
+    python3 runs/sample_temperature.py "$1" --split "$split" --tasks "$n" --samples "$SAMPLES" --temperatures 1.0 \
+      --max-turns 2 --workers 3 --json "$OUTDIR/$2_$split.json" | tail -n 4 | head -n 3
   done
 }
 measure "$OUTDIR/sft" before
