@@ -16,7 +16,7 @@ from .core import *
 __all__ = ['group_advantages', 'turn_returns', 'leave_one_out', 'token_logprobs', 'clipped_surrogate', 'kl_k3', 'aggregate_loss',
            'grpo_loss', 'Sample', 'samples_of', 'pad_samples', 'pass_rates', 'informative_tasks', 'flat_tasks',
            'StepConfig', 'advantage_groups', 'step_advantages', 'grpo_step', 'frozen_logprobs', 'micro_batches',
-           'padded']
+           'padded', 'step_reach']
 
 # %% ../nbs/13_grpo.ipynb #807b2017
 def group_advantages(rewards: torch.Tensor, group_ids: torch.Tensor, scale: str = 'group',
@@ -192,6 +192,7 @@ class StepConfig(Record):
     top_p: float = option(1.0, "the group's nucleus: sample from the likeliest tokens up to this probability (1: all)")
     min_pass_rate: float = option(0.0, "train on a task's group only while its pass rate is above this (with the defaults 0 and 1: every task)")
     max_pass_rate: float = option(1.0, "train on a task's group only while its pass rate is below this (Dr. Kernel: 0.1 and 0.9)")
+    reach: bool = option(True, 'after the update, one pass without gradients that measures what it moved (see step_reach)', flag='--no-reach')
 
 # %% ../nbs/13_grpo.ipynb #f2219ed8
 def advantage_groups(samples: list[Sample], per_turn: bool = True) -> torch.Tensor:
@@ -243,10 +244,11 @@ def grpo_step(models, optimizers: dict, samples: list[Sample], hp: StepConfig, p
                 grad_norm = float(torch.nn.utils.clip_grad_norm_([p for g in opt.param_groups for p in g['params']], hp.max_grad_norm))
                 opt.step()
             model.eval()
+            reach = step_reach(model, mine, adv, old, hp, pad_id, device, autocast) if hp.reach and mine else {}
         t = max(sums['tokens'], 1)
         metrics.update({f'{agent}/{k}': v for k, v in dict(
             counts, trained_turns=len(mine), loss=float(sums['loss']), kl=sums['kl'] / t, clip_fraction=sums['clip'] / t,
-            entropy=sums['entropy'] / t if sums['tokens'] else float('nan'), grad_norm=grad_norm).items()})
+            entropy=sums['entropy'] / t if sums['tokens'] else float('nan'), grad_norm=grad_norm, **reach).items()})
     return metrics
 
 # %% ../nbs/13_grpo.ipynb #dd1b8730
@@ -285,3 +287,14 @@ def padded(rows, idx, width: int, device='cpu'):
     "The rows `idx` of `rows` (1-d tensors) stacked and right-padded with zeros to `width`; None for None."
     if rows is None: return None
     return torch.stack([F.pad(rows[j], (0, width - len(rows[j]))) for j in idx]).to(device)
+
+# %% ../nbs/13_grpo.ipynb #621431e5
+def step_reach(model, samples: list[Sample], adv: torch.Tensor, old: list, hp: StepConfig, pad_id: int, device='cpu',
+               autocast=contextlib.nullcontext) -> dict:
+    "What an update did on its own batch: KL(old ‖ new) per response token, and the turns' log-prob change by the sign of their advantage."
+    new = _batched_logprobs(model, samples, pad_id, device, hp.micro_batch, hp.temperature, autocast, max_tokens=hp.max_tokens)
+    resp = lambda rows: [r[len(r) - len(s.response_ids):] for r, s in zip(rows, samples)]   # the rows end with the response
+    o, n = resp(old), resp(new)
+    gain = torch.tensor([float((b - a).sum()) for a, b in zip(o, n)])
+    mean = lambda x: float(x.mean()) if len(x) else float('nan')
+    return dict(reach_kl=mean(kl_k3(torch.cat(o), torch.cat(n))), reach_up=mean(gain[adv > 0]), reach_down=mean(gain[adv < 0]))

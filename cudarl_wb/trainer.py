@@ -406,6 +406,7 @@ def start(self: Pipeline, tasks, generator, optimizer, group_size: int = 8, seed
     return dict(tasks=tasks, groups=groups, units=self._first_turn(tasks, groups, (generator, optimizer), seed) if tasks else [])
 
 
+
 # %% ../nbs/14_trainer.ipynb #eac95cf8
 @patch
 def _finish(self: Pipeline, units: list[dict], groups, threshold: float, max_turns: int) -> list[tuple]:
@@ -745,11 +746,12 @@ def plot_training(history: list[dict], evals: list[dict]):
     axs[0].set_title('turn reward (mean)'); axs[0].legend(); axs[0].set_xlabel('step')
     for k in ('compile_rate', 'correct_rate', 'fast_1'): axs[1].plot(steps, [h[k] for h in history], marker='.', label=k)
     axs[1].set_title('training episodes'); axs[1].set_ylim(-0.05, 1.05); axs[1].legend(); axs[1].set_xlabel('step')
-    for k, ax in (('kl', axs[2]), ('entropy', axs[2].twinx())):
+    kl = 'reach_kl' if any(h.get('generator/reach_kl') is not None for h in history) else 'kl'   # the step's own KL, where measured
+    for k, ax in ((kl, axs[2]), ('entropy', axs[2].twinx())):
         ys = [h.get(f'generator/{k}') for h in history]
-        ax.plot(steps, [y if y is not None else float('nan') for y in ys], marker='.', color='C3' if k == 'kl' else 'C4', label=k)
+        ax.plot(steps, [y if y is not None else float('nan') for y in ys], marker='.', color='C3' if k == kl else 'C4', label=k)
         ax.set_ylabel(k)
-    axs[2].set_title('generator: KL (red), entropy (purple)'); axs[2].set_xlabel('step')
+    axs[2].set_title(f"generator: {'KL(old ‖ new) of the step' if kl == 'reach_kl' else 'KL'} (red), entropy (purple)"); axs[2].set_xlabel('step')
     es = [e['step'] for e in evals]
     for k in ('compile_rate', 'first_compile_rate', 'fast_0', 'fast_1'):
         axs[3].plot(es, [e.get(k, float('nan')) for e in evals], marker='o', label=k)
@@ -864,7 +866,9 @@ def run_summary(final: dict, mode: str) -> str:
              f"best correct {best['fast_0']:.2f} at step {best['step']}"]
     steps = final['steps']
     if steps:
-        mean = lambda k: statistics.fmean(h[k] for h in steps if h.get(k) is not None) if any(h.get(k) is not None for h in steps) else float('nan')
+        def mean(k):
+            xs = [h[k] for h in steps if h.get(k) is not None and h[k] == h[k]]   # skip missing and NaN
+            return statistics.fmean(xs) if xs else float('nan')
         lines.append(f"per step on {final['device_name']}: {mean('step_s'):.1f} s: rollout {mean('rollout_s'):.1f}, judging "
                      f"{mean('evaluation_s'):.1f} ({mean('judging_hidden_s'):.1f} hidden under generation; the step waited {mean('judging_waited_s'):.1f} for it, "
                      f"{mean('judging_share'):.0%}), update {mean('update_s'):.1f}; "
@@ -872,6 +876,11 @@ def run_summary(final: dict, mode: str) -> str:
         parts = ', '.join(f"{k} {mean(f'judged/{k}'):.1f}" for k in ('nvcc', 'compile', 'queued', 'worker_start', 'references', 'correctness', 'timing')
                           if any(h.get(f'judged/{k}') for h in steps))
         if parts: lines.append(f"judging's worker seconds per step: {parts}; timing window {mean('timing_window_s'):.1f} s")
+        for a in ('generator', 'optimizer'):
+            if any(h.get(f'{a}/reach_kl') is not None for h in steps):
+                lines.append(f"{a}, per step: entropy {mean(f'{a}/entropy'):.3f} nats a token, flat groups {mean(f'{a}/flat_share'):.0%}; "
+                             f"the update moved it by KL {mean(f'{a}/reach_kl'):.2g} a token, its rewarded turns by "
+                             f"{mean(f'{a}/reach_up'):+.2f} nats and its penalised ones by {mean(f'{a}/reach_down'):+.2f}")
         if any(h.get('judged/workers_ended') for h in steps):
             lines.append(f"workers a job ended, per step: {mean('judged/workers_ended'):.1f}, {mean('judged/spares_used'):.1f} of them replaced by a booted spare")
     return '\n'.join(lines)
