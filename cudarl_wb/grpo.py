@@ -192,6 +192,7 @@ class StepConfig(Record):
     top_p: float = option(1.0, "the group's nucleus: sample from the likeliest tokens up to this probability (1: all)")
     min_pass_rate: float = option(0.0, "train on a task's group only while its pass rate is above this (with the defaults 0 and 1: every task)")
     max_pass_rate: float = option(1.0, "train on a task's group only while its pass rate is below this (Dr. Kernel: 0.1 and 0.9)")
+    target_kl: float = option(0.0, "end a step's epochs once the policy has moved this far from the one that sampled the batch (KL a token; 0: every epoch)")
     reach: bool = option(True, 'after the update, one pass without gradients that measures what it moved (see step_reach)', flag='--no-reach')
 
 # %% ../nbs/13_grpo.ipynb #f2219ed8
@@ -228,26 +229,31 @@ def grpo_step(models, optimizers: dict, samples: list[Sample], hp: StepConfig, p
             n_tok = sum(len(s.response_ids) for s in mine)
             model.train()
             for epoch in range(hp.epochs if mine else 0):
-                opt.zero_grad(set_to_none=True)
+                opt.zero_grad(set_to_none=True); moved = 0.0
                 for idx in micro_batches([s.tokens for s in mine], hp.micro_batch, hp.max_tokens, shuffle=epoch > 0):
                     ids, att, resp = pad_samples([mine[j] for j in idx], pad_id, device)
                     with autocast(): logp, ent = token_logprobs(model, ids, att, resp, hp.temperature)
                     mask, width = resp[:, 1:], ids.shape[1] - 1
-                    loss, st = grpo_loss(logp.float(), padded(old, idx, width, device), padded(ref, idx, width, device),
+                    old_mb = padded(old, idx, width, device)
+                    loss, st = grpo_loss(logp.float(), old_mb, padded(ref, idx, width, device),
                                          adv[idx].to(device), mask, hp.epsilon, hp.epsilon_high,
                                          hp.beta if ref is not None else 0.0, hp.loss_mode)
                     tok = int(mask.sum())
                     weight = tok / n_tok if hp.loss_mode == 'token' else len(idx) / len(mine)
                     (loss * weight).backward()
-                    sums.update(loss=float(loss.detach()) * weight / hp.epochs, kl=st['kl'] * tok, clip=st['clip_fraction'] * tok,
+                    moved += float((kl_k3(old_mb, logp.detach().float()) * mask).sum())     # KL(old ‖ now): how far the epochs before went
+                    sums.update(loss=float(loss.detach()) * weight, kl=st['kl'] * tok, clip=st['clip_fraction'] * tok,
                                 entropy=float((ent.detach().float() * mask).sum()), tokens=tok)
+                sums['passes'] += 1
+                if hp.target_kl and epoch and moved / n_tok > hp.target_kl: break   # far enough: this epoch's step is not taken
                 grad_norm = float(torch.nn.utils.clip_grad_norm_([p for g in opt.param_groups for p in g['params']], hp.max_grad_norm))
-                opt.step()
+                opt.step(); sums['epochs'] += 1
             model.eval()
             reach = step_reach(model, mine, adv, old, hp, pad_id, device, autocast) if hp.reach and mine else {}
         t = max(sums['tokens'], 1)
         metrics.update({f'{agent}/{k}': v for k, v in dict(
-            counts, trained_turns=len(mine), loss=float(sums['loss']), kl=sums['kl'] / t, clip_fraction=sums['clip'] / t,
+            counts, trained_turns=len(mine), epochs=sums['epochs'], loss=float(sums['loss']) / max(sums['passes'], 1),
+            kl=sums['kl'] / t, clip_fraction=sums['clip'] / t,
             entropy=sums['entropy'] / t if sums['tokens'] else float('nan'), grad_norm=grad_norm, **reach).items()})
     return metrics
 
