@@ -192,7 +192,7 @@ class StepConfig(Record):
     top_p: float = option(1.0, "the group's nucleus: sample from the likeliest tokens up to this probability (1: all)")
     min_pass_rate: float = option(0.0, "train on a task's group only while its pass rate is above this (with the defaults 0 and 1: every task)")
     max_pass_rate: float = option(1.0, "train on a task's group only while its pass rate is below this (Dr. Kernel: 0.1 and 0.9)")
-    target_kl: float = option(0.0, "end a step's epochs once the policy has moved this far from the one that sampled the batch (KL a token; 0: every epoch)")
+    target_kl: float = option(0.0, "how far a step should move the policy (KL a token): its epochs end past it, and the trainer adapts the learning rate to it (0: neither)")
     reach: bool = option(True, 'after the update, one pass without gradients that measures what it moved (see step_reach)', flag='--no-reach')
 
 # %% ../nbs/13_grpo.ipynb #f2219ed8

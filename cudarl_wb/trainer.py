@@ -26,8 +26,8 @@ from .grpo import Sample, StepConfig, samples_of, grpo_step, _batched_logprobs, 
 __all__ = ['RECIPES', 'GRPOConfig', 'heldout_compositions', 'training_tasks', 'split_line', 'episode_metrics', 'save_agents',
            'GRPOTrainer', 'sft_overrides', 'overlap_s', 'build_threads', 'Pipeline', 'warm_in_background',
            'peak_memory', 'worker_device_bytes', 'judged_parts', 'update_config', 'eval_score', 'lr_scale',
-           'plot_training', 'train_args', 'train_defaults', 'builtin_plan', 'plan_tester', 'oom_message',
-           'train_command', 'run_summary']
+           'adapt_lr_factor', 'plot_training', 'train_args', 'train_defaults', 'builtin_plan', 'plan_tester',
+           'oom_message', 'train_command', 'run_summary']
 
 # %% ../nbs/14_trainer.ipynb #f5d0e71d
 @dataclass
@@ -195,6 +195,7 @@ class GRPOTrainer:
         self.curriculum = self._curriculum(resuming)
         self.log(split_line(self.pool, self.eval_set))
         self.step, self.history, self.evals, self.best_score, self.plan = 0, [], [], -math.inf, None
+        self.lr_factor = {a: 1.0 for a in self.optimizers}   # what --target-kl has made of each agent's learning rate
         self.ahead, self.build_pool = None, None      # the next step's first turn, begun early; the build threads it shares
         self.spans = None                             # the last step's intervals: the step, its timing windows, its generations
         if resuming: self._restore()
@@ -632,7 +633,7 @@ def save_state(self: GRPOTrainer):
     "Write `last/`: agents, optimizers, curriculum, RNG, step, metrics — atomically."
     state = dict(step=self.step, optimizers={a: o.state_dict() for a, o in self.optimizers.items()},
                  curriculum=self.curriculum.state_dict(), rng=_rng_state(), history=self.history, evals=self.evals,
-                 best_score=self.best_score, config=self.cfg.to_dict())
+                 best_score=self.best_score, lr_factor=self.lr_factor, config=self.cfg.to_dict())
     with atomic_dir(self.out/'last') as tmp:
         self.models.save(tmp/'agents')
         torch.save(state, tmp/'trainer_state.pt')
@@ -645,12 +646,21 @@ def _restore(self: GRPOTrainer):
     self.curriculum.load_state_dict(state['curriculum'])
     _set_rng_state(state['rng'])
     self.step, self.history, self.evals, self.best_score = state['step'], state['history'], state['evals'], state['best_score']
+    self.lr_factor.update(state.get('lr_factor', {}))
     self.log(f'resumed {self.out} at step {self.step} of {self.cfg.steps}')
 
 # %% ../nbs/14_trainer.ipynb #060bce59
 def lr_scale(progress: float, lr_final: float) -> float:
     "The share of its starting learning rate a run uses at `progress` (0 to 1): linear down to `lr_final`."
     return 1 - (1 - lr_final) * min(max(progress, 0.0), 1.0)
+
+# %% ../nbs/14_trainer.ipynb #cda89ab4
+def adapt_lr_factor(factor: float, kl: float | None, target: float, rate: float = 1.5, lo: float = 0.01, hi: float = 100.0) -> float:
+    "The learning rate's factor after a step that moved the policy by `kl` (a token) against `target` (0 or no KL: unchanged)."
+    if not target or kl is None or kl != kl: return factor
+    if kl > 2 * target: factor /= rate
+    elif kl < target / 2: factor *= rate
+    return min(max(factor, lo), hi)
 
 # %% ../nbs/14_trainer.ipynb #f2ab3b61
 @patch
@@ -664,8 +674,8 @@ def _budget(self: GRPOTrainer, t_start: float) -> float | None:
 @patch
 def _set_lr(self: GRPOTrainer, elapsed: float, budget: float | None):
     progress = max(self.step / self.cfg.steps, elapsed / budget if budget else 0.0)
-    for o in self.optimizers.values():
-        for g in o.param_groups: g['lr'] = self.cfg.lr_for(self.trains) * lr_scale(progress, self.cfg.lr_final)
+    for a, o in self.optimizers.items():
+        for g in o.param_groups: g['lr'] = self.cfg.lr_for(self.trains) * lr_scale(progress, self.cfg.lr_final) * self.lr_factor[a]
 
 # %% ../nbs/14_trainer.ipynb #44952f86
 @patch
@@ -689,6 +699,7 @@ def fit(self: GRPOTrainer, progress: bool = True) -> dict:
         self._set_lr(elapsed, budget)
         m = self.train_step()
         m['lr'] = next(iter(self.optimizers.values())).param_groups[0]['lr']
+        self.lr_factor = {a: adapt_lr_factor(f, m.get(f'{a}/reach_kl'), cfg.target_kl) for a, f in self.lr_factor.items()}
         self.history.append(m)
         _log_scalars(writer, m, self.step)
         bar.set_postfix(reward=f"{m['reward_mean']:.3f}", compiled=f"{m['compile_rate']:.2f}", correct=f"{m['correct_rate']:.2f}",
