@@ -407,6 +407,7 @@ def start(self: Pipeline, tasks, generator, optimizer, group_size: int = 8, seed
     return dict(tasks=tasks, groups=groups, units=self._first_turn(tasks, groups, (generator, optimizer), seed) if tasks else [])
 
 
+
 # %% ../nbs/14_trainer.ipynb #eac95cf8
 @patch
 def _finish(self: Pipeline, units: list[dict], groups, threshold: float, max_turns: int) -> list[tuple]:
@@ -816,8 +817,8 @@ def builtin_plan(cfg: GRPOConfig, inventory=None):
     "The planner's placement of a built-in run on this machine, or on `inventory` (PlanError where it does not fit, ModelError for an unknown model)."
     from cudarl_wb.gpu_planner import plan_training
     lora = _trains_lora(cfg)
-    return plan_training(_plan_target(cfg), inventory, lora=lora, adapted=not lora and cfg.lora_rank > 0, reference=cfg.beta > 0,
-                         rollout_batch=cfg.batch_size, group_size=cfg.group_size,   # tasks; the planner multiplies by the group
+    return plan_training(_plan_target(cfg), inventory, lora=lora, adapted=not lora and cfg.lora_rank > 0, lora_rank=cfg.lora_rank or 16,
+                         reference=cfg.beta > 0, rollout_batch=cfg.batch_size, group_size=cfg.group_size,   # tasks; the planner multiplies by the group
                          seq_len=cfg.seq_len, micro_batch=cfg.micro_batch, gradient_checkpointing=False,
                          timing_gib=_timing_gib(cfg), evaluator_workers=cfg.eval_workers, backend='builtin')
 
