@@ -406,7 +406,6 @@ def start(self: Pipeline, tasks, generator, optimizer, group_size: int = 8, seed
               for g, t in enumerate(tasks)]
     return dict(tasks=tasks, groups=groups, units=self._first_turn(tasks, groups, (generator, optimizer), seed) if tasks else [])
 
-
 # %% ../nbs/14_trainer.ipynb #eac95cf8
 @patch
 def _finish(self: Pipeline, units: list[dict], groups, threshold: float, max_turns: int) -> list[tuple]:
