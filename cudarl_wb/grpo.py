@@ -241,7 +241,7 @@ def grpo_step(models, optimizers: dict, samples: list[Sample], hp: StepConfig, p
                     tok = int(mask.sum())
                     weight = tok / n_tok if hp.loss_mode == 'token' else len(idx) / len(mine)
                     (loss * weight).backward()
-                    moved += float((kl_k3(old_mb, logp.detach().float()) * mask).sum())     # KL(old ‖ now): how far the epochs before went
+                    if hp.target_kl: moved += float((kl_k3(old_mb, logp.detach().float()) * mask).sum())   # KL(old ‖ now): how far the epochs before went
                     sums.update(loss=float(loss.detach()) * weight, kl=st['kl'] * tok, clip=st['clip_fraction'] * tok,
                                 entropy=float((ent.detach().float() * mask).sum()), tokens=tok)
                 sums['passes'] += 1

@@ -784,9 +784,9 @@ def train_command(args) -> int:
     from cudarl_wb.gpu_planner import PlanError, ModelError
     if args.backend == 'builtin': return builtin_command(args)
     cfg, rollout = from_options(GRPOConfig, args), rollout_name(args.rollout)
-    ours = {'--refill-flat': (cfg.refill_flat, "verl's batch is drawn once a step"), '--target-kl': (cfg.target_kl, "verl's actor runs every epoch")}
-    for flag, why in [(f, why) for f, (v, why) in ours.items() if v]:
-        print(f"cudarl-wb train --backend verl: {flag} is the built-in trainer's ({why})", file=sys.stderr); return 2
+    for flag, (value, why) in {'--refill-flat': (cfg.refill_flat, "verl's batch is drawn once a step"),
+                               '--target-kl': (cfg.target_kl, "verl's actor runs every epoch")}.items():
+        if value: print(f"cudarl-wb train --backend verl: {flag} is the built-in trainer's ({why})", file=sys.stderr); return 2
     mods = [m for m in os.environ.get('VERL_USE_EXTERNAL_MODULES', '').split(',') if m]
     os.environ['VERL_USE_EXTERNAL_MODULES'] = ','.join(dict.fromkeys(mods + [PLUGIN_MODULE]))   # verl and Ray's workers import it
     try:
