@@ -225,15 +225,16 @@ def grpo_step(models, optimizers: dict, samples: list[Sample], hp: StepConfig, p
         keep = [i for i in range(len(mine)) if float(adv[i]) != 0.0]     # a flat group has no gradient: skip its passes
         mine, adv, sums, grad_norm = [mine[i] for i in keep], adv[keep], collections.Counter(), 0.0
         with models.use(agent) as model:
-            old, ref = frozen_logprobs(model, mine, hp, pad_id, device, reference_of(agent) if hp.beta > 0 else None, autocast)
-            n_tok = sum(len(s.response_ids) for s in mine)
-            model.train()
+            ref = frozen_logprobs(reference_of(agent), mine, hp, pad_id, device, autocast) if hp.beta > 0 else None
+            old, n_tok = [None] * len(mine), sum(len(s.response_ids) for s in mine)
+            model.eval()    # no dropout: the first epoch's pass is the policy that sampled the turns
             for epoch in range(hp.epochs if mine else 0):
                 opt.zero_grad(set_to_none=True); moved = 0.0
                 for idx in micro_batches([s.tokens for s in mine], hp.micro_batch, hp.max_tokens, shuffle=epoch > 0):
                     ids, att, resp = pad_samples([mine[j] for j in idx], pad_id, device)
                     with autocast(): logp, ent = token_logprobs(model, ids, att, resp, hp.temperature)
                     mask, width = resp[:, 1:], ids.shape[1] - 1
+                    for r, j in enumerate(idx if epoch == 0 else ()): old[j] = logp[r, :mine[j].tokens - 1].detach().float().cpu()
                     old_mb = padded(old, idx, width, device)
                     loss, st = grpo_loss(logp.float(), old_mb, padded(ref, idx, width, device),
                                          adv[idx].to(device), mask, hp.epsilon, hp.epsilon_high,
@@ -248,7 +249,6 @@ def grpo_step(models, optimizers: dict, samples: list[Sample], hp: StepConfig, p
                 if hp.target_kl and epoch and moved / n_tok > hp.target_kl: break   # far enough: this epoch's step is not taken
                 grad_norm = float(torch.nn.utils.clip_grad_norm_([p for g in opt.param_groups for p in g['params']], hp.max_grad_norm))
                 opt.step(); sums['epochs'] += 1
-            model.eval()
             reach = step_reach(model, mine, adv, old, hp, pad_id, device, autocast) if hp.reach and mine else {}
         t = max(sums['tokens'], 1)
         metrics.update({f'{agent}/{k}': v for k, v in dict(
@@ -267,15 +267,13 @@ def _batched_logprobs(model, samples, pad_id, device, micro_batch, temperature, 
         for r, j in enumerate(idx): out[j] = lp[r, :int(att[r].sum()) - 1].float().cpu()
     return out
 
-def frozen_logprobs(model, samples, hp, pad_id, device='cpu', reference=None, autocast=contextlib.nullcontext):
-    "`(old, ref)`: each sample's token log-probs under `model` as it is and under `reference` (None without one), no gradients."
-    if not samples: return [], None
-    model.eval()   # no dropout in the old/ref passes
-    lp = lambda m: _batched_logprobs(m, samples, pad_id, device, hp.micro_batch, hp.temperature, autocast, max_tokens=hp.max_tokens)
-    if reference is None: return lp(model), None
-    if callable(getattr(reference, '__enter__', None)):          # LoRA: the base, adapters off
-        with reference as ref_model: return lp(model), lp(ref_model)
-    return lp(model), lp(reference)
+def frozen_logprobs(model, samples, hp, pad_id, device='cpu', autocast=contextlib.nullcontext):
+    "Each sample's token log-probs under `model` (or the model a context manager yields, as LoRA's base does), no gradients; None for None."
+    if model is None or not samples: return None
+    if callable(getattr(model, '__enter__', None)):
+        with model as m: return frozen_logprobs(m, samples, hp, pad_id, device, autocast)
+    model.eval()   # no dropout
+    return _batched_logprobs(model, samples, pad_id, device, hp.micro_batch, hp.temperature, autocast, max_tokens=hp.max_tokens)
 
 # %% ../nbs/13_grpo.ipynb #4af7f473
 def micro_batches(lengths: list[int], size: int, max_tokens: int | None = None, shuffle: bool = False) -> list[list[int]]:
