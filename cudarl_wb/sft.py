@@ -60,8 +60,8 @@ class SFTConfig(Record):
 
 # %% ../nbs/12_sft.ipynb #7fdcfcd3
 SFT_PRESETS = {
-    'tiny': SFTConfig(eval_every=0,    # no probe: its whole 745 steps (see above)
-                      steps={'generator': 745, 'optimizer': 142}, learning_rates={'optimizer': 5e-4}),   # an Optimizer that repairs
+    'tiny': SFTConfig(eval_every=0,    # no probe: its whole 400 steps (see above)
+                      steps={'generator': 400, 'optimizer': 142}, learning_rates={'optimizer': 5e-4}),   # an Optimizer that repairs
     'small': SFTConfig(procedural={'elementwise': 8000, 'rowreduce': 2500, 'broadcast': 2500}, builtin_variants=2,
                        repair_pairs=400, learning_rate=1e-3, min_lr_ratio=0.05, warmup_steps=40, batch_size=16, grad_accum=2,
                        weight_decay=0.01, max_length=1024, max_length_optimizer=2048, time_budget_s=600.0,
@@ -498,6 +498,7 @@ def cpu_bf16_speedup(hidden: int = 256, rows: int = 512, reps: int = 3) -> float
     return best(False) / best(True)
 
 
+
 # %% ../nbs/12_sft.ipynb #b16f0a01
 def cpu_has_bf16() -> bool:
     "Whether this CPU has bf16 instructions (AMX or AVX512-BF16); without them bf16 is emulated in fp32, and slower."
@@ -509,6 +510,7 @@ def bf16_fast(device) -> bool:
     device = torch.device(device)
     if device.type == 'cuda': return torch.cuda.is_available() and torch.cuda.is_bf16_supported()
     return cpu_has_bf16() and cpu_bf16_speedup() >= 1.2
+
 
 
 # %% ../nbs/12_sft.ipynb #ed801ef4
@@ -1044,7 +1046,7 @@ def master_dtype(device, whole: bool) -> torch.dtype | None:
 class WarmStartError(RuntimeError):
     "A warm start too weak to train RL from."
 
-def check_warm_start(folder, min_compile: float | None = 0.5) -> dict:
+def check_warm_start(folder, min_compile: float | None = 0.3) -> dict:
     "The held-out Generator rates of the warm start in `folder`; `WarmStartError` when it compiles under `min_compile` (None or 0: no check)."
     m = json.loads((Path(folder)/'metrics.json').read_text())
     g = ((m.get('eval') or {}).get('after') or {}).get('generator') or {}
@@ -1067,7 +1069,7 @@ def _no_warm_start(source, sft_out, sft_budget_s: float) -> str | None:
     return None
 
 def start_agents(source, *, optimizer_source=None, sft_out=None, sft_budget_s: float = 0.0, device='cpu', seed: int = 0, log=print,
-                 min_compile: float | None = 0.5, sft_settings: dict | None = None):
+                 min_compile: float | None = 0.3, sft_settings: dict | None = None):
     """The trainable `AgentModels` of `source` (a preset, warm-started into `sft_out` when `sft_budget_s` and checked; a folder; a Hub name).
     `sft_settings`: `SFTConfig` fields the warm start takes instead of the preset's (e.g. `stop_correct`)."""
     from cudarl_wb.models import MODEL_PRESETS, AgentModels, build_model, read_manifest

@@ -61,7 +61,7 @@ class GRPOConfig(StepConfig):
     demote: bool = option(True, 'never fall back a curriculum tier', flag='--no-demote')
     sft_budget_s: float = option(600.0, "a cap in seconds on a preset's SFT warm start, which runs the preset's steps (0: no warm start)", flag='--sft-budget')
     refill_flat: int = option(0, "rounds of fresh tasks drawn in place of a step's flat groups (DAPO's dynamic sampling; 0: none)")
-    min_warm_compile: float = option(0.5, 'refuse a warm start whose held-out compile rate is under this (0: never refuse)')
+    min_warm_compile: float = option(0.3, 'refuse a warm start whose held-out compile rate is under this (0: never refuse)')
     sft_settings: str | None = option(None, 'the warm start\'s own settings (SFTConfig fields, 12_sft) as a JSON object, e.g. \'{"stop_correct": 0.5}\'')
     joint_sft: bool = option(False, "after the warm start, fine-tune each agent on its own successful turns (the joint stage, 12_sft)")
     time_budget_s: float | None = option(None, 'stop training after this many seconds (then evaluate and save)', flag='--time-budget')
@@ -794,6 +794,7 @@ def train_args(p: argparse.ArgumentParser):
 
 # %% ../nbs/14_trainer.ipynb #bee2161a
 RECIPES = {  # preset: the GRPOConfig fields its runs take where the command line does not set them
+    'tiny': dict(batch_size=4, num_episodes=4 * 8 * 7, temperature=0.6),   # 7 steps of 4 tasks × 8, sampled cooler
     'small': dict(lora_rank=16, lr_final=0.1, batch_size=8, group_size=8, num_episodes=64 * 100, suite=False, demote=False,
                   eval_tasks=64, eval_every=4, eval_workers=3, run_budget_s=1200.0,
                   procedural=400),   # more tasks than a 20-minute run draws (about 40 steps × 8)

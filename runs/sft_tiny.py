@@ -2,8 +2,8 @@
 
 Measures the wall time (data, nvcc for the repair pairs, the two measurements, training), tokens/s, peak memory,
 and the held-out rates before and after: the target is >= 80% of the Generator's greedy answers compiling on
-held-out procedural compositions. The warm start runs the preset's steps per agent (745 Generator and 71
-Optimizer steps), stopped early by its held-out probe; the entropy per token is reported before and after.
+held-out procedural compositions. The warm start runs the preset's steps per agent (`SFT_PRESETS` in 12_sft:
+400 Generator and 142 Optimizer steps); the entropy per token is reported before and after.
 The machine's load average is recorded: on a shared CPU it moves the times.
 
     python runs/sft_tiny.py [--out DIR] [--time-budget S] [--cold-cache] [--set KEY=VALUE ...]
