@@ -249,7 +249,7 @@ def grpo_step(models, optimizers: dict, samples: list[Sample], hp: StepConfig, p
                 if hp.target_kl and epoch and moved / n_tok > hp.target_kl: break   # far enough: this epoch's step is not taken
                 grad_norm = float(torch.nn.utils.clip_grad_norm_([p for g in opt.param_groups for p in g['params']], hp.max_grad_norm))
                 opt.step(); sums['epochs'] += 1
-            reach = step_reach(model, mine, adv, old, hp, pad_id, device, autocast) if hp.reach and mine else {}
+            reach = step_reach(model, mine, adv, old, hp, pad_id, device, autocast) if hp.reach and sums['passes'] else {}
         t = max(sums['tokens'], 1)
         metrics.update({f'{agent}/{k}': v for k, v in dict(
             counts, trained_turns=len(mine), epochs=sums['epochs'], loss=float(sums['loss']) / max(sums['passes'], 1),
