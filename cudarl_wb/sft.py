@@ -497,8 +497,6 @@ def cpu_bf16_speedup(hidden: int = 256, rows: int = 512, reps: int = 3) -> float
         return min(times[1:])
     return best(False) / best(True)
 
-
-
 # %% ../nbs/12_sft.ipynb #b16f0a01
 def cpu_has_bf16() -> bool:
     "Whether this CPU has bf16 instructions (AMX or AVX512-BF16); without them bf16 is emulated in fp32, and slower."
@@ -510,8 +508,6 @@ def bf16_fast(device) -> bool:
     device = torch.device(device)
     if device.type == 'cuda': return torch.cuda.is_available() and torch.cuda.is_bf16_supported()
     return cpu_has_bf16() and cpu_bf16_speedup() >= 1.2
-
-
 
 # %% ../nbs/12_sft.ipynb #ed801ef4
 def _training_args(out_dir, config: SFTConfig, cap: int, device, bf16: bool, seed: int, lr: float):
