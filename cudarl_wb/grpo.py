@@ -234,8 +234,10 @@ def grpo_step(models, optimizers: dict, samples: list[Sample], hp: StepConfig, p
                     ids, att, resp = pad_samples([mine[j] for j in idx], pad_id, device)
                     with autocast(): logp, ent = token_logprobs(model, ids, att, resp, hp.temperature)
                     mask, width = resp[:, 1:], ids.shape[1] - 1
-                    for r, j in enumerate(idx if epoch == 0 else ()): old[j] = logp[r, :mine[j].tokens - 1].detach().float().cpu()
-                    old_mb = padded(old, idx, width, device)
+                    if epoch == 0:    # these log-probs are the old ones: keep them for the later epochs and the reach
+                        old_mb = logp.detach().float()
+                        for r, j in enumerate(idx): old[j] = old_mb[r, :mine[j].tokens - 1].cpu()
+                    else: old_mb = padded(old, idx, width, device)
                     loss, st = grpo_loss(logp.float(), old_mb, padded(ref, idx, width, device),
                                          adv[idx].to(device), mask, hp.epsilon, hp.epsilon_high,
                                          hp.beta if ref is not None else 0.0, hp.loss_mode)

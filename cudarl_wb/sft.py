@@ -14,8 +14,8 @@ from .core import *
 from .tasks import Task, TASKS, get_task, procedural_tasks
 
 # %% auto #0
-__all__ = ['SFT_PRESETS', 'HELDOUT_BUILTINS', 'MUTATIONS', 'SFT_SOURCES', 'JOINT_PRESETS', 'SFTConfig', 'sft_config',
-           'heldout_tasks', 'task_group', 'probe_tasks', 'generator_rows', 'mutate', 'simulated_verdict',
+__all__ = ['SFT_PRESETS', 'HELDOUT_BUILTINS', 'MUTATIONS', 'SFT_SOURCES', 'MIN_WARM_COMPILE', 'JOINT_PRESETS', 'SFTConfig',
+           'sft_config', 'heldout_tasks', 'task_group', 'probe_tasks', 'generator_rows', 'mutate', 'simulated_verdict',
            'draw_mutants', 'repair_rows', 'row_task', 'render_row', 'encode_example', 'tokenize_rows', 'tokenize_pairs',
            'CompletionCollator', 'ShuffledBuckets', 'CosineSchedule', 'cpu_bf16_speedup', 'cpu_has_bf16', 'bf16_fast',
            'last_checkpoint', 'last_checkpoint_step', 'train_agent', 'format_ok', 'evaluate_generator', 'repair_cases',
@@ -1042,7 +1042,9 @@ def master_dtype(device, whole: bool) -> torch.dtype | None:
 class WarmStartError(RuntimeError):
     "A warm start too weak to train RL from."
 
-def check_warm_start(folder, min_compile: float | None = 0.3) -> dict:
+MIN_WARM_COMPILE = 0.3   # the held-out compile rate under which a warm start is refused (see above)
+
+def check_warm_start(folder, min_compile: float | None = MIN_WARM_COMPILE) -> dict:
     "The held-out Generator rates of the warm start in `folder`; `WarmStartError` when it compiles under `min_compile` (None or 0: no check)."
     m = json.loads((Path(folder)/'metrics.json').read_text())
     g = ((m.get('eval') or {}).get('after') or {}).get('generator') or {}
@@ -1065,7 +1067,7 @@ def _no_warm_start(source, sft_out, sft_budget_s: float) -> str | None:
     return None
 
 def start_agents(source, *, optimizer_source=None, sft_out=None, sft_budget_s: float = 0.0, device='cpu', seed: int = 0, log=print,
-                 min_compile: float | None = 0.3, sft_settings: dict | None = None):
+                 min_compile: float | None = MIN_WARM_COMPILE, sft_settings: dict | None = None):
     """The trainable `AgentModels` of `source` (a preset, warm-started into `sft_out` when `sft_budget_s` and checked; a folder; a Hub name).
     `sft_settings`: `SFTConfig` fields the warm start takes instead of the preset's (e.g. `stop_correct`)."""
     from cudarl_wb.models import MODEL_PRESETS, AgentModels, build_model, read_manifest

@@ -19,7 +19,7 @@ from .agents import Generator, Optimizer, Sampling, Tester, release_decoders
 from .compiler import failed_build
 from .episode import Episode, Turn, run_episodes, save_transcripts, load_transcripts, _sample_turn, _add_turn, _credit
 from .gpu_planner import memory_check
-from .sft import SFTConfig, start_agents, joint_agents, master_dtype, _device_name, WarmStartError
+from .sft import SFTConfig, start_agents, joint_agents, master_dtype, _device_name, WarmStartError, MIN_WARM_COMPILE
 from .grpo import Sample, StepConfig, samples_of, grpo_step, _batched_logprobs, pass_rates, informative_tasks, flat_tasks
 
 # %% auto #0
@@ -61,7 +61,7 @@ class GRPOConfig(StepConfig):
     demote: bool = option(True, 'never fall back a curriculum tier', flag='--no-demote')
     sft_budget_s: float = option(600.0, "a cap in seconds on a preset's SFT warm start, which runs the preset's steps (0: no warm start)", flag='--sft-budget')
     refill_flat: int = option(0, "rounds of fresh tasks drawn in place of a step's flat groups (DAPO's dynamic sampling; 0: none)")
-    min_warm_compile: float = option(0.3, 'refuse a warm start whose held-out compile rate is under this (0: never refuse)')
+    min_warm_compile: float = option(MIN_WARM_COMPILE, 'refuse a warm start whose held-out compile rate is under this (0: never refuse)')
     sft_settings: str | None = option(None, 'the warm start\'s own settings (SFTConfig fields, 12_sft) as a JSON object, e.g. \'{"stop_correct": 0.5}\'')
     joint_sft: bool = option(False, "after the warm start, fine-tune each agent on its own successful turns (the joint stage, 12_sft)")
     time_budget_s: float | None = option(None, 'stop training after this many seconds (then evaluate and save)', flag='--time-budget')
