@@ -193,6 +193,8 @@ class StepConfig(Record):
     min_pass_rate: float = option(0.0, "train on a task's group only while its pass rate is above this (with the defaults 0 and 1: every task)")
     max_pass_rate: float = option(1.0, "train on a task's group only while its pass rate is below this (Dr. Kernel: 0.1 and 0.9)")
     target_kl: float = option(0.0, "how far a step should move the policy (KL a token): its epochs end past it, and the trainer adapts the learning rate to it (0: neither)")
+    positive_weight: float = option(1.0, "what a turn with a positive advantage counts (W-REINFORCE: 0.1)")
+    negative_weight: float = option(1.0, "what a turn with a negative advantage counts")
     reach: bool = option(True, 'after the update, one pass without gradients that measures what it moved (see step_reach)', flag='--no-reach')
 
 # %% ../nbs/13_grpo.ipynb #f2219ed8
@@ -206,9 +208,11 @@ def advantage_groups(samples: list[Sample], per_turn: bool = True) -> torch.Tens
 def step_advantages(samples: list[Sample], hp: StepConfig) -> tuple[torch.Tensor, dict]:
     "One agent's advantages under `hp`, and their counts: turns, groups, flat groups and their share, rewards."
     if hp.baseline not in ('turn_loo', 'group'): raise ValueError(f"baseline must be 'turn_loo' or 'group', not {hp.baseline!r}")
+    if not (hp.positive_weight >= 0 and hp.negative_weight >= 0): raise ValueError(f'the weights must be 0 or more, not {hp.positive_weight!r}, {hp.negative_weight!r}')
     rewards, per_turn = torch.tensor([s.reward for s in samples]), hp.baseline == 'turn_loo'
     ids = advantage_groups(samples, per_turn)
     adv, flat = group_advantages(rewards, ids, hp.scale, min_std=hp.min_std, loo=per_turn)
+    adv = adv * torch.where(adv > 0, hp.positive_weight, hp.negative_weight)
     groups, flat_groups = len(set(ids.tolist())), len(set(ids[flat].tolist()))
     return adv, dict(turns=len(samples), groups=groups, flat_groups=flat_groups, flat_share=flat_groups / groups,
                      reward_mean=float(rewards.mean()), reward_std=float(rewards.std(unbiased=False)))
