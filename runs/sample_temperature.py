@@ -4,7 +4,9 @@ For each temperature, the agents play each held-out composition `--samples` time
 whole episodes of `--max-turns`), and we count: the share of episodes whose best answer compiles (or is correct,
 on a GPU), the tasks with at least one good episode in their group (pass@k: what RL can turn into pass@1), per
 tier too, and the groups whose rewards differ at all (a group with no spread teaches nothing). Greedy decoding is
-the first row, for reference: it is what a run's held-out evaluation plays.
+the first row, for reference: it is what a run's held-out evaluation plays. For each temperature it also asks
+how well a group's likeliest sample (the highest summed log-probability of its first answer) stands in for the
+greedy answer: the same first answer, the same verdict, and how often it failed where another episode passed.
 
     python runs/sample_temperature.py CHECKPOINT [--tasks 20] [--samples 4] [--temperatures 1.0 0.8 0.6 0.4]
     python runs/sample_temperature.py CHECKPOINT --tasks 64 --samples 8 --max-turns 2 --workers 3   # small's evaluation
@@ -57,6 +59,11 @@ def main(argv=None):
                            max_turns=a.max_turns, progress=False, seed=0)
         by_task: dict[str, list] = {}
         for ep in eps: by_task.setdefault(ep.task, []).append((ep.best or ep.turns[0]).report)
+        likeliest = {}    # each task's episode whose first answer is likeliest (summed log-probability): greedy's nearest
+        for ep in eps:
+            lp = sum(ep.turns[0].generation.logprobs)
+            if ep.task not in likeliest or lp > likeliest[ep.task][0]: likeliest[ep.task] = (lp, ep)
+        if temperature is None: greedy = {t: (good((e.best or e.turns[0]).report.verdict), e.turns[0].generation.text) for t, (_, e) in likeliest.items()}
         ok = [good(r.verdict) for rs in by_task.values() for r in rs]
         passed = {t: any(good(r.verdict) for r in rs) for t, rs in by_task.items()}
         per_tier = {f'tier_{n}': f'{sum(v for t, v in passed.items() if tier[t] == n)}/{sum(tier[t] == n for t in passed)}'
@@ -67,11 +74,22 @@ def main(argv=None):
                          groups_with_spread='-' if k == 1 else
                          f'{sum(len({round(r.reward.total, 6) for r in rs}) > 1 for rs in by_task.values())}/{len(by_task)}',
                          **per_tier, seconds=round(time.perf_counter() - t0)))
+        if temperature is not None:   # how well the likeliest sample stands in for the greedy answer
+            lk = {t: (good((e.best or e.turns[0]).report.verdict), e.turns[0].generation.text) for t, (_, e) in likeliest.items()}
+            rows[-1].update(likeliest_as_greedy=f'{sum(lk[t][1] == greedy[t][1] for t in lk)}/{len(lk)}',
+                            likeliest_verdict_as_greedy=f'{sum(lk[t][0] == greedy[t][0] for t in lk)}/{len(lk)}',
+                            likeliest_failed_another_passed=f'{sum(passed[t] and not lk[t][0] for t in lk)}/{len(lk)}',
+                            greedy_failed_a_sample_passed=f'{sum(passed[t] and not greedy[t][0] for t in lk)}/{len(lk)}')
         print(rows[-1], flush=True)
     print(f"\n{'correct' if tester.mode == 'full' else 'compiling'} episodes on {a.tasks} {a.split} compositions, "
           f"{a.samples} samples a task, {a.max_turns} turn(s) an episode [{tester.mode}], {a.checkpoint}:")
     table(rows, ['sampling', 'answers', 'good', 'tasks_with_a_good_one', *[k for k in rows[0] if k.startswith('tier_')],
                  'groups_with_spread', 'seconds'])
+    if len(rows) > 1:
+        print('the likeliest of each group against the greedy answer (same first answer; same verdict; failed where another passed, '
+              'against greedy failed where a sample passed):')
+        table(rows[1:], ['sampling', 'likeliest_as_greedy', 'likeliest_verdict_as_greedy', 'likeliest_failed_another_passed',
+                         'greedy_failed_a_sample_passed'])
     tester.close()
     Path(a.json).parent.mkdir(parents=True, exist_ok=True)
     Path(a.json).write_text(json.dumps(dict(checkpoint=a.checkpoint, mode=tester.mode, split=a.split, tasks=tasks, rows=rows), indent=1))
