@@ -784,10 +784,11 @@ def train_command(args) -> int:
     from cudarl_wb.gpu_planner import PlanError, ModelError
     if args.backend == 'builtin': return builtin_command(args)
     cfg, rollout = from_options(GRPOConfig, args), rollout_name(args.rollout)
+    by_sign = "verl's GRPO advantages are not weighted by sign"
     for flag, (value, why) in {'--refill-flat': (cfg.refill_flat, "verl's batch is drawn once a step"),
                                '--target-kl': (cfg.target_kl, "verl's actor runs every epoch"),
-                               '--positive-weight': (cfg.positive_weight != 1, "verl's GRPO advantages are not weighted by sign"),
-                               '--negative-weight': (cfg.negative_weight != 1, "verl's GRPO advantages are not weighted by sign")}.items():
+                               '--positive-weight': (cfg.positive_weight != 1, by_sign),
+                               '--negative-weight': (cfg.negative_weight != 1, by_sign)}.items():
         if value: print(f"cudarl-wb train --backend verl: {flag} is the built-in trainer's ({why})", file=sys.stderr); return 2
     mods = [m for m in os.environ.get('VERL_USE_EXTERNAL_MODULES', '').split(',') if m]
     os.environ['VERL_USE_EXTERNAL_MODULES'] = ','.join(dict.fromkeys(mods + [PLUGIN_MODULE]))   # verl and Ray's workers import it

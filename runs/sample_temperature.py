@@ -63,7 +63,8 @@ def main(argv=None):
         for ep in eps:
             lp = sum(ep.turns[0].generation.logprobs)
             if ep.task not in likeliest or lp > likeliest[ep.task][0]: likeliest[ep.task] = (lp, ep)
-        if temperature is None: greedy = {t: (good((e.best or e.turns[0]).report.verdict), e.turns[0].generation.text) for t, (_, e) in likeliest.items()}
+        likeliest = {t: (good((e.best or e.turns[0]).report.verdict), e.turns[0].generation.text) for t, (_, e) in likeliest.items()}
+        if temperature is None: greedy = likeliest    # one episode a task: the greedy one
         ok = [good(r.verdict) for rs in by_task.values() for r in rs]
         passed = {t: any(good(r.verdict) for r in rs) for t, rs in by_task.items()}
         per_tier = {f'tier_{n}': f'{sum(v for t, v in passed.items() if tier[t] == n)}/{sum(tier[t] == n for t in passed)}'
@@ -75,11 +76,11 @@ def main(argv=None):
                          f'{sum(len({round(r.reward.total, 6) for r in rs}) > 1 for rs in by_task.values())}/{len(by_task)}',
                          **per_tier, seconds=round(time.perf_counter() - t0)))
         if temperature is not None:   # how well the likeliest sample stands in for the greedy answer
-            lk = {t: (good((e.best or e.turns[0]).report.verdict), e.turns[0].generation.text) for t, (_, e) in likeliest.items()}
-            rows[-1].update(likeliest_as_greedy=f'{sum(lk[t][1] == greedy[t][1] for t in lk)}/{len(lk)}',
-                            likeliest_verdict_as_greedy=f'{sum(lk[t][0] == greedy[t][0] for t in lk)}/{len(lk)}',
-                            likeliest_failed_another_passed=f'{sum(passed[t] and not lk[t][0] for t in lk)}/{len(lk)}',
-                            greedy_failed_a_sample_passed=f'{sum(passed[t] and not greedy[t][0] for t in lk)}/{len(lk)}')
+            share = lambda f: f'{sum(f(t) for t in likeliest)}/{len(likeliest)}'
+            rows[-1].update(likeliest_as_greedy=share(lambda t: likeliest[t][1] == greedy[t][1]),
+                            likeliest_verdict_as_greedy=share(lambda t: likeliest[t][0] == greedy[t][0]),
+                            likeliest_failed_another_passed=share(lambda t: passed[t] and not likeliest[t][0]),
+                            greedy_failed_a_sample_passed=share(lambda t: passed[t] and not greedy[t][0]))
         print(rows[-1], flush=True)
     print(f"\n{'correct' if tester.mode == 'full' else 'compiling'} episodes on {a.tasks} {a.split} compositions, "
           f"{a.samples} samples a task, {a.max_turns} turn(s) an episode [{tester.mode}], {a.checkpoint}:")
