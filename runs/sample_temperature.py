@@ -57,13 +57,12 @@ def main(argv=None):
         k = 1 if temperature is None else a.samples
         eps = run_episodes(tasks, Generator(models, sampling=s), Optimizer(models, sampling=s), tester, group_size=k,
                            max_turns=a.max_turns, progress=False, seed=0)
-        by_task: dict[str, list] = {}
-        for ep in eps: by_task.setdefault(ep.task, []).append((ep.best or ep.turns[0]).report)
-        likeliest = {}    # each task's episode whose first answer is likeliest (summed log-probability): greedy's nearest
-        for ep in eps:
-            lp = sum(ep.turns[0].generation.logprobs)
-            if ep.task not in likeliest or lp > likeliest[ep.task][0]: likeliest[ep.task] = (lp, ep)
-        likeliest = {t: (good((e.best or e.turns[0]).report.verdict), e.turns[0].generation.text) for t, (_, e) in likeliest.items()}
+        groups: dict[str, list] = {}
+        for ep in eps: groups.setdefault(ep.task, []).append(ep)
+        by_task = {t: [(e.best or e.turns[0]).report for e in g] for t, g in groups.items()}
+        # each task's episode whose first answer is likeliest (summed log-probability): greedy's nearest
+        top = {t: max(g, key=lambda e: sum(e.turns[0].generation.logprobs)) for t, g in groups.items()}
+        likeliest = {t: (good((e.best or e.turns[0]).report.verdict), e.turns[0].generation.text) for t, e in top.items()}
         if temperature is None: greedy = likeliest    # one episode a task: the greedy one
         ok = [good(r.verdict) for rs in by_task.values() for r in rs]
         passed = {t: any(good(r.verdict) for r in rs) for t, rs in by_task.items()}
