@@ -24,8 +24,8 @@ __all__ = ['GENERATOR_SYSTEM', 'OPTIMIZER_SYSTEM', 'DRAW_CHUNK', 'CDF_DRAW_MIN_V
            'rollout_engine', 'sample_tokens', 'decode_attention', 'attention_as', 'window_for', 'fused_issue',
            'FusedLayer', 'FusedWeights', 'fused_weights', 'rotary_table', 'attention_in', 'attention_out_mlp',
            'matmul_attention', 'sdpa_attention', 'compiled', 'layer_blocks', 'record_tokens', 'cache_columns',
-           'StaticDecoder', 'release_decoders', 'TrainableAgent', 'Generator', 'Optimizer', 'strategies_of',
-           'verdict_line', 'hint', 'write_feedback', 'TestReport', 'Tester']
+           'StaticDecoder', 'release_decoders', 'kept_decoder_bytes', 'TrainableAgent', 'Generator', 'Optimizer',
+           'strategies_of', 'verdict_line', 'hint', 'write_feedback', 'TestReport', 'Tester']
 
 # %% ../nbs/10_agents.ipynb #8c363ece
 GENERATOR_SYSTEM = ('You write CUDA kernels. Answer with one ```cuda code block holding the kernels and the '
@@ -800,6 +800,19 @@ def _refresh_weights(self: StaticDecoder):
         for f in dataclasses.fields(mine):
             a, b = getattr(mine, f.name), getattr(now, f.name)
             if torch.is_tensor(a) and a.data_ptr() != b.data_ptr(): a.copy_(b)
+
+# %% ../nbs/10_agents.ipynb #9f838451
+def _storages(dec: StaticDecoder) -> dict:
+    "Each storage `dec` holds apart from its model's weights, by address: its cache, its buffers and the fused step's copies."
+    own = {p.untyped_storage().data_ptr() for p in dec.model.parameters()}
+    parts = [t for layer in dec.cache.layers for t in (layer.keys, layer.values)] + list(vars(dec).values())
+    if dec.fused is not None: parts += [getattr(w, f.name) for w in (dec.fused, *dec.fused.layers) for f in dataclasses.fields(w)]
+    return {s.data_ptr(): s.nbytes() for t in parts if torch.is_tensor(t)
+            for s in [t.untyped_storage()] if s.data_ptr() not in own}
+
+def kept_decoder_bytes(decoders=None) -> int:
+    "Device bytes the kept decoders (`_DECODERS` by default) hold between calls, each storage once."
+    return sum({p: b for d in (_DECODERS.values() if decoders is None else decoders) for p, b in _storages(d).items()}.values())
 
 # %% ../nbs/10_agents.ipynb #c27a1e0b
 @patch

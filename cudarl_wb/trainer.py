@@ -15,7 +15,7 @@ from fastcore.basics import patch
 from .core import *
 from .tasks import get_task, procedural_tasks, register, TASKS
 from .curriculum import Curriculum, tiers_from_tasks, task_set, heldout_split, _set_parts
-from .agents import Generator, Optimizer, Sampling, Tester, release_decoders
+from .agents import Generator, Optimizer, Sampling, Tester, release_decoders, kept_decoder_bytes
 from .compiler import failed_build
 from .episode import Episode, Turn, run_episodes, save_transcripts, load_transcripts, _sample_turn, _add_turn, _credit
 from .gpu_planner import memory_check
@@ -564,6 +564,7 @@ def train_step(self: GRPOTrainer) -> dict:
     tasks = ahead['tasks'] if ahead else self.curriculum.sample(cfg.batch_size)
     self.tester.forget()   # time kernels afresh each step: the GPU's state drifts
     if not ahead: warm_in_background(self.tester, tasks)
+    start = torch.cuda.memory_allocated(self.device) if self.device.type == 'cuda' else None
     with peak_memory(self.device, memory, 'rollout'):
         episodes, kept, drawn, split = self._rollout_refilled(tasks, ahead and ahead['started'])
     spans = dict(windows=split.pop('windows'), generations=split.pop('generations'))   # for a timeline (bench/step_split.py)
@@ -590,6 +591,8 @@ def train_step(self: GRPOTrainer) -> dict:
     metrics['judging_share'] = metrics['judging_waited_s'] / metrics['step_s']   # the rollout's wall time not spent generating
     if self.plan is not None and memory:
         metrics.update(memory_check(self.plan, memory, -1 if self.device.type == 'cpu' else self.device.index or 0))
+        if start is not None:   # the rollout's peak taken apart: what was held as it began, and what its kept decoders hold now
+            metrics.update({'memory/rollout_start_gib': start / 2**30, 'memory/rollout_kept_gib': kept_decoder_bytes() / 2**30})
         cards = [d for d in (self.tester.evaluator.devices if self.mode == 'full' else []) if d != str(self.device)]
         card = torch.device(cards[0] if cards else self.device)     # an evaluation card of its own, else the trainer's
         if (w := worker_device_bytes(self.tester, card)): metrics.update(memory_check(self.plan, {'evaluator': w}, card.index or 0))
