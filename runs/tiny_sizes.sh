@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# How much warm-start work does `tiny` need before it writes the formula it is asked for, and does GRPO raise correct
+# from there? Warm starts of `tiny` at several sizes side by side on one GPU, then the README's GRPO run from each.
+#   bash runs/tiny_sizes.sh                     # one H100/H200, about 10 minutes
+#   SIZES="1200:400:2 24000:6000:16" bash runs/tiny_sizes.sh
+#   SIZES="240:20:2 480:20:4" OPT=4 TRAIN="--num-episodes 32 --eval-tasks 4" bash runs/tiny_sizes.sh   # the machinery on a CPU
+# A size is EXAMPLES:STEPS:BATCH: Generator examples (elementwise, rowreduce and broadcast compositions 4:1:1), its
+# optimizer steps, and examples a step; the Optimizer takes the preset's 142 steps (or OPT). "1200:400:2" is the
+# preset's own warm start. No time cap: each runs its steps. On a CPU rewards are compile-only (correct reads 0).
+# Writes runs/tiny_sizes/<size>/ (the warm start `sft`, the run `rl`, logs) and prints one table.
+set -uo pipefail
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
+SIZES=${SIZES:-"1200:400:2 6000:1500:16 12000:3000:16 24000:6000:16"}
+OUTDIR=${OUTDIR:-runs/tiny_sizes}; mkdir -p "$OUTDIR"
+one() {  # size: warm start, then GRPO from it
+  IFS=: read -r n steps batch <<<"$1"; d="$OUTDIR/$1"; d=${d//:/_}; mkdir -p "$d"
+  [ -f "$d/sft/agents.json" ] || python3 -m cudarl_wb.cli sft --preset tiny --out "$d/sft" --eval-after-only --no-progress \
+    --time-budget 0 --set "procedural={\"elementwise\": $((n * 4 / 6)), \"rowreduce\": $((n / 6)), \"broadcast\": $((n / 6))}" \
+    --set "steps={\"generator\": $steps, \"optimizer\": ${OPT:-142}}" --set "batch_size=$batch" > "$d/sft.log" 2>&1 || return
+  # shellcheck disable=SC2086  # TRAIN is words
+  python3 -m cudarl_wb.cli train --preset tiny --generator-checkpoint "$d/sft" --output-dir "$d/rl" --eval-every 2 ${TRAIN:-} \
+    > "$d/rl.log" 2>&1
+}
+for size in $SIZES; do one "$size" & done; wait
+printf '%-18s %7s %8s %9s %9s  %s\n' size steps sft_s compile correct "held-out compile/correct at GRPO's evaluations"
+for size in $SIZES; do
+  d="$OUTDIR/${size//:/_}"
+  python3 - "$d" "$size" <<'PY'
+import json, re, sys
+from pathlib import Path
+d, size = Path(sys.argv[1]), sys.argv[2]
+try: m = json.loads((d/'sft'/'metrics.json').read_text())
+except (OSError, ValueError): print(f'{size:<18} no warm start (see {d}/sft.log)'); sys.exit()
+g, t = m['eval']['after']['generator'], m['train']['generator']
+rl = (d/'rl.log').read_text(errors='replace') if (d/'rl.log').exists() else ''
+evals = '  '.join(f'{c}/{x}' for c, x in re.findall(r'eval at step \d+ \[[\w-]+\]: compile ([\d.]+), correct ([\d.]+)', rl))
+fmt = lambda x: '-' if x is None else f'{x:.2f}'
+print(f"{size:<18} {t['steps']:>7} {t['seconds']:>8.0f} {fmt(g['compile']):>9} {fmt(g['correct']):>9}  {evals or '-'}")
+PY
+done
