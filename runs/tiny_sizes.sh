@@ -22,19 +22,21 @@ one() {  # size: warm start, then GRPO from it
     > "$d/rl.log" 2>&1
 }
 for size in $SIZES; do one "$size" & done; wait
-printf '%-18s %7s %8s %9s %9s  %s\n' size steps sft_s compile correct "held-out compile/correct at GRPO's evaluations"
-for size in $SIZES; do
-  d="$OUTDIR/${size//:/_}"
-  python3 - "$d" "$size" <<'PY'
-import json, re, sys
+python3 - "$OUTDIR" $SIZES <<'PY'
+import json, sys
 from pathlib import Path
-d, size = Path(sys.argv[1]), sys.argv[2]
-try: m = json.loads((d/'sft'/'metrics.json').read_text())
-except (OSError, ValueError): print(f'{size:<18} no warm start (see {d}/sft.log)'); sys.exit()
-g, t = m['eval']['after']['generator'], m['train']['generator']
-rl = (d/'rl.log').read_text(errors='replace') if (d/'rl.log').exists() else ''
-evals = '  '.join(f'{c}/{x}' for c, x in re.findall(r'eval at step \d+ \[[\w-]+\]: compile ([\d.]+), correct ([\d.]+)', rl))
+sys.path.insert(0, 'bench'); from _table import table
+read = lambda f: json.loads(f.read_text()) if f.exists() else None
 fmt = lambda x: '-' if x is None else f'{x:.2f}'
-print(f"{size:<18} {t['steps']:>7} {t['seconds']:>8.0f} {fmt(g['compile']):>9} {fmt(g['correct']):>9}  {evals or '-'}")
+rows = []
+for size in sys.argv[2:]:
+    d = Path(sys.argv[1])/size.replace(':', '_')
+    m, rl = read(d/'sft'/'metrics.json'), read(d/'rl'/'final_model'/'training_metrics.json')
+    if m is None: rows.append(dict(size=size, steps=f'no warm start (see {d}/sft.log)')); continue
+    g, t = m['eval']['after']['generator'], m['train']['generator']
+    evals = '  '.join(f"{e['compile_rate']:.2f}/{e['fast_0']:.2f}" for e in (rl or {}).get('evals', []))
+    rows.append(dict(size=size, steps=t['steps'], sft_s=round(t['seconds']), compile=fmt(g['compile']), correct=fmt(g['correct']),
+                     grpo_evals=evals or f'- (see {d}/rl.log)'))
+print("warm starts, and held-out compile/correct at each of GRPO's evaluations:")
+table(rows, ['size', 'steps', 'sft_s', 'compile', 'correct', 'grpo_evals'])
 PY
-done
