@@ -812,7 +812,9 @@ def _storages(dec: StaticDecoder) -> dict:
 
 def kept_decoder_bytes(decoders=None) -> int:
     "Device bytes the kept decoders (`_DECODERS` by default) hold between calls, each storage once."
-    return sum({p: b for d in (_DECODERS.values() if decoders is None else decoders) for p, b in _storages(d).items()}.values())
+    stores = {}
+    for d in (_DECODERS.values() if decoders is None else decoders): stores.update(_storages(d))
+    return sum(stores.values())
 
 # %% ../nbs/10_agents.ipynb #c27a1e0b
 @patch
