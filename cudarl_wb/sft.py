@@ -57,11 +57,14 @@ class SFTConfig(Record):
     eval_repair: int = 12              # held-out repair cases for the Optimizer's measurement
     max_new_tokens: int = 768
     seed: int = 0
+    on_gpu: dict = field(default_factory=dict)   # settings taken instead of these where the warm start trains on a GPU
 
 # %% ../nbs/12_sft.ipynb #7fdcfcd3
 SFT_PRESETS = {
     'tiny': SFTConfig(eval_every=0,    # no probe: its whole 400 steps (see above)
-                      steps={'generator': 400, 'optimizer': 142}, learning_rates={'optimizer': 5e-4}),   # an Optimizer that repairs
+                      steps={'generator': 400, 'optimizer': 142}, learning_rates={'optimizer': 5e-4},   # an Optimizer that repairs
+                      on_gpu=dict(procedural={'elementwise': 16000, 'rowreduce': 4000, 'broadcast': 4000},   # reads the formula
+                                  steps={'generator': 6000, 'optimizer': 142}, batch_size=16)),
     'small': SFTConfig(procedural={'elementwise': 8000, 'rowreduce': 2500, 'broadcast': 2500}, builtin_variants=2,
                        repair_pairs=400, learning_rate=1e-3, min_lr_ratio=0.05, warmup_steps=40, batch_size=16, grad_accum=2,
                        weight_decay=0.01, max_length=1024, max_length_optimizer=2048, time_budget_s=600.0,
@@ -70,12 +73,13 @@ SFT_PRESETS = {
                        save_every_s=120.0, eval_procedural={'elementwise': 40, 'rowreduce': 20, 'broadcast': 20}, eval_repair=24),
 }
 
-def sft_config(preset: str = 'tiny', **overrides) -> SFTConfig:
-    "The settings of `preset` (real checkpoints use `small`'s), with `overrides`."
+def sft_config(preset: str = 'tiny', device=None, **overrides) -> SFTConfig:
+    "The settings of `preset` (real checkpoints use `small`'s) for training on `device` (a GPU: its `on_gpu` settings), with `overrides`."
     base = SFT_PRESETS.get(preset, SFT_PRESETS['small'])
-    unknown = set(overrides) - {f.name for f in dataclasses.fields(SFTConfig)}
+    gpu = overrides.get('on_gpu', base.on_gpu) if device is not None and torch.device(device).type == 'cuda' else {}
+    unknown = (set(overrides) | set(gpu)) - {f.name for f in dataclasses.fields(SFTConfig)}
     if unknown: raise TypeError(f'unknown SFT settings {sorted(unknown)}')
-    return dataclasses.replace(base, **overrides)
+    return dataclasses.replace(base, **{**gpu, **overrides})
 
 # %% ../nbs/12_sft.ipynb #d9d302c9
 HELDOUT_BUILTINS = ('vector_mul', 'leaky_relu', 'softplus', 'hardtanh', 'max_rows', 'l2norm_rows')
@@ -987,10 +991,11 @@ def run_sft(preset: str = 'tiny', model=None, out='sft_checkpoints', epochs: flo
     """Warm-start the Generator and Optimizer of `preset` (or `model`) and write them, with `metrics.json`, to `out`.
     `evaluate`: True (before and after), 'after', or False; `threads` (CPU): 'auto' (tuned while training) or a number;
     `data`: the example sources (`parse_sources`); `time_budget_s` caps the training seconds.
-    Other keywords override `SFTConfig` settings. Returns the metrics."""
+    Other keywords override `SFTConfig` settings (on a GPU, over the preset's `on_gpu`). Returns the metrics."""
     from cudarl_wb.agents import Tester
+    from cudarl_wb.models import as_device
     t_start = time.perf_counter()
-    config = config or sft_config(str(model) if model and str(model) in SFT_PRESETS else preset, **overrides)
+    config = config or sft_config(str(model) if model and str(model) in SFT_PRESETS else preset, as_device(device), **overrides)
     out = Path(out); work = out/'trainer'
     state = _run_state(out, resume)
     if state is None:

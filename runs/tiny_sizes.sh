@@ -6,7 +6,8 @@
 #   SIZES="240:20:2 480:20:4" OPT=4 TRAIN="--num-episodes 32 --eval-tasks 4" bash runs/tiny_sizes.sh   # the machinery on a CPU
 # A size is EXAMPLES:STEPS:BATCH: Generator examples (elementwise, rowreduce and broadcast compositions 4:1:1), its
 # optimizer steps, and examples a step; the Optimizer takes the preset's 142 steps (or OPT). "1200:400:2" is the
-# preset's own warm start. No time cap: each runs its steps. On a CPU rewards are compile-only (correct reads 0).
+# preset's warm start on a CPU, "24000:6000:16" its warm start on a GPU. No time cap: each runs its steps. On a CPU
+# rewards are compile-only (correct reads 0).
 # Writes runs/tiny_sizes/<size>/ (the warm start `sft`, the run `rl`, logs) and prints one table.
 set -uo pipefail
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
