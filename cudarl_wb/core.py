@@ -275,17 +275,27 @@ def run_capped(cmd: list[str], timeout: float = 60, max_output: int = 1 << 20, c
         bufs[name] = b''.join(chunks)
     readers = [threading.Thread(target=drain, args=(n, s), daemon=True) for n, s in (('out', p.stdout), ('err', p.stderr))]
     for r in readers: r.start()
-    if stdin is not None:
-        try: p.stdin.write(stdin); p.stdin.close()
-        except BrokenPipeError: pass
-    timed_out = False
-    try: p.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
+    expired = threading.Event()
+    def expire():
+        expired.set()
         try: os.killpg(p.pid, signal.SIGKILL)
         except ProcessLookupError: pass
+    timer = threading.Timer(timeout, expire); timer.daemon = True; timer.start()
+    try:
+        if stdin is not None:
+            try: p.stdin.write(stdin); p.stdin.close()
+            except BrokenPipeError: pass
         p.wait()
-    for r in readers: r.join(timeout=5)
+    except BaseException:           # interrupted (Ctrl-C): the command's process group goes too
+        expire(); p.wait(); raise
+    finally: timer.cancel()
+    timed_out = expired.is_set()
+    for r, stream in zip(readers, (p.stdout, p.stderr)):
+        r.join(timeout=5)
+        if not r.is_alive(): stream.close()      # a reader still held by a grandchild keeps its pipe
+    if p.stdin:
+        try: p.stdin.close()
+        except OSError: pass                     # what it never read
     return ProcResult(None if timed_out else p.returncode, safe_text(bufs.get('out', b'')), safe_text(bufs.get('err', b'')),
                       time.perf_counter() - t0, timed_out, cut['out'] or cut['err'])
 
