@@ -1097,26 +1097,36 @@ def _build_broadcast(seed, d):
 _BUILDERS = {'elementwise': _build_elementwise, 'rowreduce': _build_rowreduce, 'broadcast': _build_broadcast}
 
 # %% ../nbs/02_tasks.ipynb #551b886a
+def _draft(seed: int, family: str) -> tuple[dict, dict]:
+    "The composition drawn from `seed` and what the family's builder makes of it (unchecked)."
+    d = _GENERATORS[family](random.Random(f'cudarl-wb/{family}/{seed}'))
+    return d, _BUILDERS[family](seed, d)
+
+_VERDICTS: dict = {}   # (seed, family) → why its task is degenerate, or None
+
 @lru_cache(maxsize=8192)
 def _procedural_task(seed: int, family: str) -> Task:
-    d = _GENERATORS[family](random.Random(f'cudarl-wb/{family}/{seed}'))
-    b = _BUILDERS[family](seed, d)
+    d, b = _draft(seed, family)
     split = composition_split(b['composition'])
     ref = ProceduralReference(family, d['inputs'], d['expr'], d.get('reduce', ''), d.get('post'))
     task = Task(f'proc_{family}_{seed}', b['tier'], b['description'], b['signature'], ref, b['inputs'], b['outputs'],
                 b['shapes'], solution=b['solution'], flops=b['flops'], reduction=b['reduction'], family='procedural',
                 tags=('procedural', family), extra=dict(seed=seed, generator=family, composition=b['composition'], split=split, math=b['math']))
-    with torch_threads(1): why = degenerate_reason(task)     # many small CPU operations: one thread is fastest (00_core)
-    if why: raise DegenerateTask(why)
+    if (seed, family) not in _VERDICTS:
+        with torch_threads(1): _VERDICTS[seed, family] = degenerate_reason(task)   # many small CPU operations: one thread (00_core)
+    if (why := _VERDICTS[seed, family]): raise DegenerateTask(why)
     return task
 
 # %% ../nbs/02_tasks.ipynb #ddd72851
-def procedural_task(seed: int, family: str | None = None) -> Task:
-    "The procedural task of `family` ('elementwise', 'rowreduce', 'broadcast'; default by `seed % 3`) drawn from `seed`."
+def _family(seed: int, family: str | None) -> str:
     family = family or PROC_FAMILIES[seed % len(PROC_FAMILIES)]
     if family not in _GENERATORS: raise ValueError(f'unknown procedural family {family!r}; one of {", ".join(PROC_FAMILIES)}')
+    return family
+
+def procedural_task(seed: int, family: str | None = None) -> Task:
+    "The procedural task of `family` ('elementwise', 'rowreduce', 'broadcast'; default by `seed % 3`) drawn from `seed`."
     if int(seed) < 0: raise ValueError('seeds are non-negative')
-    return _procedural_task(int(seed), family)
+    return _procedural_task(int(seed), _family(int(seed), family))
 
 # %% ../nbs/02_tasks.ipynb #352c1512
 def procedural_tasks(n: int, seed: int = 0, split: str | None = 'train', family: str | None = None) -> list[Task]:
@@ -1127,10 +1137,10 @@ def procedural_tasks(n: int, seed: int = 0, split: str | None = 'train', family:
     out, keys, s = [], set(), seed
     while len(out) < n:
         if s - seed > 200 * n + 1000: raise RuntimeError(f'found only {len(out)} distinct {split} compositions of {family or "any family"}')
-        try: t = procedural_task(s, family)
-        except DegenerateTask: s += 1; continue
-        if (split is None or t.extra['split'] == split) and t.extra['composition'] not in keys:
-            out.append(t); keys.add(t.extra['composition'])
+        comp = _draft(s, _family(s, family))[1]['composition']
+        if (split is None or composition_split(comp) == split) and comp not in keys:
+            try: out.append(procedural_task(s, family)); keys.add(comp)
+            except DegenerateTask: pass
         s += 1
     return out
 
