@@ -1053,7 +1053,7 @@ def confinement() -> str:
     return f'{fs}; {MAX_COMPILER_BYTES >> 30} GiB address space, CPU time, process and file-size limits; scrubbed environment'
 
 # %% ../nbs/04_compiler.ipynb #cb0a5c8d
-BUILD_VERSION = 4   # bump when the build or what is cached changes
+BUILD_VERSION = 5   # bump when the build or what is cached changes
 
 @lru_cache(None)
 def toolchain() -> str:
@@ -1064,11 +1064,14 @@ def toolchain() -> str:
     return f'nvcc {nvcc_version()} ({_nvcc()}); g++ {host} ({cxx})'
 
 # %% ../nbs/04_compiler.ipynb #fa704246
+_RELOCATABLE = re.compile(r'-(?:rdc|-relocatable-device-code)(?:=(?!false)\S*)?|-dc|--device-c|-dlto|--dlink-time-opt')
+
 def nvcc_commands(arch: str, flags=(), cudart: str = 'static') -> tuple[list[str], list[str]]:
     "The compile and link command lines (without input and output files)."
     if cudart not in ('static', 'shared'): raise ValueError(f"cudart must be 'static' or 'shared', not {cudart!r}")
     compile_ = [_nvcc(), '-c', '-Xcompiler', '-fPIC', '-O3', '-lineinfo', f'-arch={arch}', '-Xptxas', '-v', *flags]
-    link = [_nvcc(), '-shared', f'-arch={arch}', f'-cudart={cudart}', '-Xlinker', '-z,defs']
+    device_link = any(_RELOCATABLE.fullmatch(str(f)) for f in flags)   # relocatable device code needs nvcc's device link
+    link = [_nvcc(), '-shared', *([] if device_link else ['-nodlink']), f'-arch={arch}', f'-cudart={cudart}', '-Xlinker', '-z,defs']
     return compile_, link
 
 # %% ../nbs/04_compiler.ipynb #f059279a
