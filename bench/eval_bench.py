@@ -103,9 +103,9 @@ def compile_profile(n):
     import subprocess, tempfile
     import cudarl_wb.compiler as C
     from cudarl_wb.benchmarker import launch_error_helper
-    parts = {k: [] for k in ('source checks', 'nvcc -c', 'link', 'nm -u', 'objdump -d', 'objdump -h -t -r', 'nm -D', 'total', 'cache hit')}
-    names = {'static_check': 'source checks', 'host_imports': 'nm -u', 'has_syscall': 'objdump -d',
-             'load_time_functions': 'objdump -h -t -r', 'exported_functions': 'nm -D'}
+    parts = {k: [] for k in ('source checks', 'nvcc -c', 'link', 'objdump -t', 'objdump -d', 'objdump -h -t -r', 'objdump -T', 'total', 'cache hit')}
+    names = {'static_check': 'source checks', 'host_imports': 'objdump -t', 'has_syscall': 'objdump -d',
+             'load_time_functions': 'objdump -h -t -r', 'exported_functions': 'objdump -T'}
     for fn, part in names.items():
         def timed(*a, _f=getattr(C, fn), _p=part, **k):
             t = time.perf_counter()

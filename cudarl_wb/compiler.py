@@ -902,10 +902,12 @@ def _tool(cmd: list, obj_path, timeout: float = 30, max_output: int = 1 << 20) -
     if r.returncode != 0: raise OSError(f'{cmd[0]} failed: {(r.stderr or r.stdout).strip()[:200]}')
     return r.stdout
 
+_SYMBOL = re.compile(r'^([0-9a-f]+) (.{7}) (\S+)\s+([0-9a-f]+)\s+(?:(\S+)\s+)?(\S+)$')   # objdump -t/-T: value flags section size [version] name
+
 def host_imports(obj_path, timeout: float = 30) -> list[str]:
     "Undefined symbols of an object file: what its code calls outside itself."
-    out = _tool(['nm', '-u', '--format=posix'], obj_path, timeout)
-    return sorted({l.split()[0] for l in out.splitlines() if l.strip()})
+    out = _tool(['objdump', '-t'], obj_path, timeout, max_output=64 << 20)
+    return sorted({m[6] for l in out.splitlines() if (m := _SYMBOL.match(l)) and m[3] == '*UND*'})
 
 # %% ../nbs/04_compiler.ipynb #767309be
 def has_syscall(obj_path, timeout: float = 30) -> bool:
@@ -916,8 +918,8 @@ def has_syscall(obj_path, timeout: float = 30) -> bool:
 # %% ../nbs/04_compiler.ipynb #1e42fea1
 def exported_functions(lib_path, timeout: float = 30) -> list[str]:
     "C-named functions a shared library exports (what `dlsym` can find), without the CUDA runtime's own."
-    out = _tool(['nm', '-D', '--defined-only', '--format=posix'], lib_path, timeout)
-    names = [p[0] for l in out.splitlines() if len(p := l.split()) >= 2 and p[1] in 'TW']
+    out = _tool(['objdump', '-T'], lib_path, timeout, max_output=64 << 20)
+    names = [m[6] for l in out.splitlines() if (m := _SYMBOL.match(l)) and m[3] != '*UND*' and ('F' in m[2] or m[3] == '.text')]
     return sorted(n for n in names if not n.startswith(('_', 'cuda', 'cu')))
 
 # %% ../nbs/04_compiler.ipynb #e80267c1
@@ -1207,7 +1209,7 @@ def _inspect_build(tmp: Path, ok: bool, deadline: float, extra: dict) -> None:
         for key, f in futures:
             try: extra[key] = f.result()
             except OSError as e:
-                extra['inspect_error'] = f'cannot inspect the build ({e}): nm and objdump (binutils) are needed'; break
+                extra['inspect_error'] = f'cannot inspect the build ({e}): objdump (binutils) is needed'; break
 
 # %% ../nbs/04_compiler.ipynb #2f862daa
 def _publish(r: CompileResult, tmp: Path, root: Path, key: str, keep: bool, timed_out: bool) -> CompileResult:
