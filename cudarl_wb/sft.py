@@ -318,8 +318,7 @@ def tokenize_rows(rows, tokenizer, max_length: int | None = None):
 
 def tokenize_pairs(pairs, tokenizer, max_length: int | None = None):
     "`tokenize_rows` for `(prompt messages, answer)` pairs."
-    import datasets
-    import itertools
+    import datasets, itertools
     out, dropped, pairs = [], 0, iter(pairs)
     while chunk := list(itertools.islice(pairs, 1024)):     # batches of 1,024: 2.3 times the speed of one at a time on 2 cores
         for e in encode_examples(tokenizer, chunk, max_length=max_length):

@@ -1097,6 +1097,7 @@ def _build_broadcast(seed, d):
 _BUILDERS = {'elementwise': _build_elementwise, 'rowreduce': _build_rowreduce, 'broadcast': _build_broadcast}
 
 # %% ../nbs/02_tasks.ipynb #551b886a
+@lru_cache(maxsize=64)   # the seed `procedural_tasks` keeps is drafted once, not again when its task is made
 def _draft(seed: int, family: str) -> tuple[dict, dict]:
     "The composition drawn from `seed` and what the family's builder makes of it (unchecked)."
     d = _GENERATORS[family](random.Random(f'cudarl-wb/{family}/{seed}'))
