@@ -22,7 +22,7 @@ Run from the repository root:
     python bench/turns_bench.py --warm DIR --mode train --steps 6           # CPU: training, tiny scale
     python bench/turns_bench.py --warm DIR --budget 8 --tasks 64 --device cuda                 # GPU: full reward
     python bench/turns_bench.py --warm DIR --mode train --steps 10 --device cuda --preset small --lora-rank 16 \
-        --learning-rate 1e-3 --batch-size 8 --eval-tasks 128
+        --learning-rate 1e-3 --batch-size 8 --test-tasks 128
 
 Prints a table and writes bench/results/turns_bench_<mode>[_cpu].json and a figure beside it (.png),
 under $OUT when it is set.
@@ -48,7 +48,7 @@ def parse(argv=None):
     ap.add_argument('--max-new-tokens', type=int, default=640)
     ap.add_argument('--steps', type=int, default=6, help='GRPO steps per arrangement (train mode)')
     ap.add_argument('--batch-size', type=int, default=2, help='tasks per step (train mode)')
-    ap.add_argument('--eval-tasks', type=int, default=40, help='held-out compositions of the trainer (train mode)')
+    ap.add_argument('--test-tasks', type=int, default=128, help='test tasks of the trainer (train mode)')
     ap.add_argument('--learning-rate', type=float, default=None, help='(train mode; default: the trainer\'s)')
     ap.add_argument('--preset', default='tiny', choices=['tiny', 'small'], help='the preset the warm start was made from (train mode: its learning rate)')
     ap.add_argument('--lora-rank', type=int, default=0, help='LoRA adapters on the copies (train mode)')
@@ -89,11 +89,11 @@ def spend(tasks, generator, optimizer, tester, budget: int, turns: int, threshol
 def run_eval(a) -> list[dict]:
     from cudarl_wb.agents import Generator, Optimizer, Sampling, Tester
     from cudarl_wb.sft import start_agents
-    from cudarl_wb.trainer import heldout_compositions
+    from cudarl_wb.tasks import procedural_tasks
     models = start_agents(a.warm, device=a.device, seed=a.seed)
     sampling = Sampling(temperature=a.temperature, max_new_tokens=a.max_new_tokens)
     gen, opt, tester = Generator(models, sampling=sampling), Optimizer(models, sampling=sampling), Tester()
-    tasks = heldout_compositions(a.tasks, a.seed)
+    tasks = procedural_tasks(a.tasks, seed=0, split='test')   # the trainer's test compositions
     rows = []
     for T in a.turns:
         rows.append(dict(spend(tasks, gen, opt, tester, a.budget, T, a.threshold, a.seed), mode=tester.mode))
@@ -110,7 +110,7 @@ def run_train(a) -> list[dict]:
         with tempfile.TemporaryDirectory() as tmp:
             cfg = GRPOConfig(preset=a.preset, lora_rank=a.lora_rank, generator_checkpoint=a.warm, output_dir=str(Path(tmp)/'rl'), group_size=G,
                              max_turns=T, batch_size=a.batch_size, num_episodes=a.steps * a.batch_size * G,
-                             eval_tasks=a.eval_tasks, temperature=a.temperature, threshold=a.threshold,
+                             test_tasks=a.test_tasks, temperature=a.temperature, threshold=a.threshold,
                              max_new_tokens=a.max_new_tokens, learning_rate=a.learning_rate, seed=a.seed)
             final = GRPOTrainer(cfg, device=a.device).fit(progress=False)
         e0, e1 = final['evals'][0], final['evals'][-1]

@@ -10,9 +10,10 @@ import argparse, json, math, random, sys
 from pathlib import Path
 from fastcore.basics import patch
 from .core import *
+from .stats import proportion_ci
 
 # %% auto #0
-__all__ = ['tiers_from_tasks', 'task_set', 'heldout_split', 'geometric_mean', 'window_stats', 'Curriculum', 'curriculum_args',
+__all__ = ['tiers_from_tasks', 'task_set', 'geometric_mean', 'window_stats', 'Curriculum', 'curriculum_args',
            'curriculum_command']
 
 # %% ../nbs/08_curriculum.ipynb #254701ea
@@ -55,22 +56,13 @@ def task_set(spec: str, seed: int = 0) -> list:
         kind, _, arg = part.partition(':')
         if kind == 'builtin': out += [t for t in TASKS.values() if t.family == 'builtin' and t.solution]
         elif kind == 'tier': out += [t for t in TASKS.values() if t.family == 'builtin' and t.tier == int(arg)]
-        elif kind == 'heldout': out += procedural_tasks(int(arg or 32), seed=seed + 7919, split='heldout')
-        elif kind == 'procedural': out += procedural_tasks(int(arg or 200), seed=seed, split='train')
+        elif kind in ('heldout', 'test', 'val'): out += procedural_tasks(int(arg or 32), seed=0, split=kind)
+        elif kind == 'procedural': out += procedural_tasks(int(arg or 200), seed=seed, split='rl')
         elif kind == 'kernelbench':
             path, _, levels = arg.rpartition(':') if ':' in arg else (arg, '', '')
             out += _kernelbench(path, levels or None)
-        else: raise ValueError(f'unknown task set {part!r}: builtin, tier:K, procedural:N, heldout:N or kernelbench:PATH[:LEVELS]')
+        else: raise ValueError(f'unknown task set {part!r}: builtin, tier:K, procedural:N, val:N, test:N (heldout:N) or kernelbench:PATH[:LEVELS]')
     return out
-
-# %% ../nbs/08_curriculum.ipynb #21f071d8
-def heldout_split(tasks: list, share: float = 0.2) -> tuple[list, list]:
-    "(train, held out): `share` of `tasks` (at least one of two or more) set aside by a stable hash of their names."
-    import hashlib
-    h = lambda t: hashlib.sha256(f'heldout:{t.name}'.encode()).hexdigest()
-    k = max(1, round(share * len(tasks))) if len(tasks) >= 2 else 0
-    held = {t.name for t in sorted(tasks, key=h)[:k]}
-    return [t for t in tasks if t.name not in held], [t for t in tasks if t.name in held]
 
 # %% ../nbs/08_curriculum.ipynb #59cc65c5
 def _normalise_tiers(tiers: dict) -> dict[int, list[str]]:
@@ -109,7 +101,7 @@ class Curriculum:
     def __init__(self, tasks_by_tier: dict[int, list[str]] | None = None, window: int = 50, min_episodes: int | None = None,
                  compile_gate: float = 0.9, pass_gate: float = 0.75, speedup_floor: float | None = None, replay: float = 0.2,
                  seed: int = 0, gpu: bool = True, demote: bool = True, demote_compile: float = 0.5, demote_pass: float = 0.3,
-                 demote_after: int | None = None):
+                 demote_after: int | None = None, confidence: float | None = 0.95):
         self.tasks_by_tier = _normalise_tiers(tiers_from_tasks() if tasks_by_tier is None else tasks_by_tier)
         min_episodes = int(window if min_episodes is None else min_episodes)
         self.config = dict(window=int(window), min_episodes=min_episodes,
@@ -117,7 +109,8 @@ class Curriculum:
                            speedup_floor=None if speedup_floor is None else float(speedup_floor), replay=float(replay),
                            seed=int(seed), gpu=bool(gpu), demote=bool(demote), demote_compile=float(demote_compile),
                            demote_pass=float(demote_pass),
-                           demote_after=int(4 * min_episodes if demote_after is None else demote_after))
+                           demote_after=int(4 * min_episodes if demote_after is None else demote_after),
+                           confidence=None if confidence is None else float(confidence))
         self._check_config()
         self._tier_index, self._tier_start = 0, 0
         self._history: list[dict] = []
@@ -132,6 +125,7 @@ class Curriculum:
 def _check_config(self: Curriculum):
     c = self.config
     if c['window'] < 1 or c['min_episodes'] < 1: raise ValueError('window and min_episodes must be at least 1')
+    if c.get('confidence') is not None and not 0 < c['confidence'] < 1: raise ValueError(f"confidence must be in (0, 1) or None, got {c['confidence']}")
     if c['demote_after'] < c['min_episodes']: raise ValueError('demote_after must be at least min_episodes')
     if not 0 <= c['replay'] < 1: raise ValueError(f"replay must be in [0, 1), got {c['replay']}")
     for k in ('compile_gate', 'pass_gate', 'demote_compile', 'demote_pass'):
@@ -188,10 +182,13 @@ def window_episodes(self: Curriculum) -> list[dict]:
 def _gate_checks(self: Curriculum, w: dict) -> dict:
     "Each check of the gate on window stats `w`, as (value, threshold, passed)."
     c = self.config
+    def clears(rate, n, gate):   # the rate, or with `confidence` the lower end of its interval, above the gate
+        if not n or rate is None: return False
+        return (rate if c.get('confidence') is None else proportion_ci(round(rate * n), n, c['confidence'])[0]) > gate
     checks = {'episodes': (w['episodes'], c['min_episodes'], w['episodes'] >= c['min_episodes']),
-              'compile_rate': (w['compile_rate'], c['compile_gate'], (w['compile_rate'] or 0) > c['compile_gate'])}
+              'compile_rate': (w['compile_rate'], c['compile_gate'], clears(w['compile_rate'], w['episodes'], c['compile_gate']))}
     if c['gpu']:
-        checks['pass_rate'] = (w['pass_rate'], c['pass_gate'], w['measured'] >= c['min_episodes'] and (w['pass_rate'] or 0) > c['pass_gate'])
+        checks['pass_rate'] = (w['pass_rate'], c['pass_gate'], w['measured'] >= c['min_episodes'] and clears(w['pass_rate'], w['measured'], c['pass_gate']))
         if c['speedup_floor'] is not None:
             checks['mean_speedup'] = (w['mean_speedup'], c['speedup_floor'], (w['mean_speedup'] or 0) >= c['speedup_floor'])
     return checks
@@ -202,11 +199,15 @@ def _fmt(v): return '—' if v is None else f'{v:.2f}'
 @patch
 def _gate_words(self: Curriculum, w: dict, checks: dict) -> list[str]:
     c = self.config
+    def unsure(rate, n, ok, gate):   # above the gate, but not surely: say where its interval starts
+        if ok or rate is None or not n or rate <= gate or c.get('confidence') is None: return ''
+        return f" (its {c['confidence']:.0%} interval starts at {proportion_ci(round(rate * n), n, c['confidence'])[0]:.2f})"
+    cr = checks['compile_rate']
     words = [f"{w['episodes']}/{c['min_episodes']} episodes",
-             f"compile {_fmt(w['compile_rate'])} {'>' if checks['compile_rate'][2] else '≤'} {c['compile_gate']:.2f}"]
+             f"compile {_fmt(cr[0])}{unsure(cr[0], w['episodes'], cr[2], c['compile_gate'])} {'>' if cr[2] else '≤'} {c['compile_gate']:.2f}"]
     if not c['gpu']: return words + ['gpu=False: pass rate not measured, gate on compile rate only']
     pr = checks['pass_rate']
-    words.append(f"pass {_fmt(pr[0])} {'>' if pr[2] else '≤'} {c['pass_gate']:.2f}" +
+    words.append(f"pass {_fmt(pr[0])}{unsure(pr[0], w['measured'], pr[2], c['pass_gate'])} {'>' if pr[2] else '≤'} {c['pass_gate']:.2f}" +
                  (f" ({w['measured']} measured)" if w['measured'] < w['episodes'] else ''))
     if 'mean_speedup' in checks:
         ms = checks['mean_speedup']

@@ -18,11 +18,12 @@ from .tasks import *
 # %% auto #0
 __all__ = ['C_TYPES', 'RANDOM_WEIGHTS', 'CPU_FLOPS', 'PARAM_ROOM', 'REBUILT_BY_NAME', 'SAKANA_HUB', 'SAKANA_COLUMNS',
            'SHIM_HEADER', 'SFT_COLUMNS', 'HINTS', 'Skipped', 'c_identifier', 'KernelBenchReference', 'SpecTemplate',
-           'SizeProduct', 'FlopsTable', 'convert_problem', 'task_from_spec', 'task_spec', 'task_record', 'task_of_row',
-           'ProblemWorker', 'find_problems', 'load_kernelbench', 'sakana_schema', 'sakana_split', 'load_sakana',
-           'size_templates', 'sakana_to_launcher', 'sft_features', 'hint_for', 'feedback_template', 'vary_description',
-           'vary_kernel', 'is_heldout', 'sft_pairs', 'sakana_tasks', 'sakana_examples', 'write_manifest',
-           'load_manifest', 'ConvertOptions', 'ArchiveOptions', 'SftOptions', 'data_args', 'data_command']
+           'SizeProduct', 'FlopsTable', 'convert_problem', 'problem_key', 'task_from_spec', 'task_spec', 'task_record',
+           'task_of_row', 'ProblemWorker', 'find_problems', 'load_kernelbench', 'sakana_schema', 'sakana_split',
+           'load_sakana', 'size_templates', 'sakana_to_launcher', 'sft_features', 'hint_for', 'feedback_template',
+           'vary_description', 'vary_kernel', 'is_heldout', 'split_of', 'sft_pairs', 'sakana_tasks', 'sakana_examples',
+           'write_manifest', 'load_manifest', 'ConvertOptions', 'ArchiveOptions', 'SftOptions', 'data_args',
+           'data_command']
 
 # %% ../nbs/03_data.ipynb #1d28e880
 @dataclass
@@ -856,6 +857,13 @@ def convert_problem(source: str, path: str = '<problem>', name: str = 'problem',
     except RecursionError as e: return {'ok': False, 'reason': 'error', 'detail': f'RecursionError: {e}'}
     except Exception as e: return {'ok': False, 'reason': 'error', 'detail': f'{type(e).__name__}: {e}'[:800]}
 
+# %% ../nbs/03_data.ipynb #eba6c691
+def problem_key(path, level) -> str:
+    "`kernelbench:LEVEL:ID` for a KernelBench file named `ID_Name.py`, else `kernelbench:LEVEL:Name`."
+    stem = Path(str(path)).stem
+    m = re.match(r'(\d+)_', stem)
+    return f"kernelbench:{level}:{int(m.group(1)) if m else stem}"
+
 # %% ../nbs/03_data.ipynb #74f27538
 def task_from_spec(spec: dict) -> Task:
     "The `Task` a conversion spec describes (pure: runs nothing)."
@@ -869,7 +877,8 @@ def task_from_spec(spec: dict) -> Task:
                 reduction=SizeProduct(spec['reduction']) if spec['reduction'] else None,
                 atol=spec['atol'], rtol=spec['rtol'], family='kernelbench',
                 tags=('kernelbench',) + ((f'level{spec["level"]}',) if spec['level'] is not None else ()),
-                extra={'source_path': spec['path'], 'level': spec['level'], 'cpu_checked_shapes': spec['cpu_checked'],
+                extra={'source_path': spec['path'], 'level': spec['level'], 'problem': problem_key(spec['path'], spec['level']),
+                       'cpu_checked_shapes': spec['cpu_checked'],
                        'shape_origin': spec['how'], 'notes': spec['notes'], 'call_args': spec['call_args'],
                        'scaled': spec.get('scaled', {}), 'spec': spec})
 
@@ -1056,10 +1065,9 @@ def sakana_schema():
     return pa.schema([(c, types[c]) for c in SAKANA_COLUMNS])
 
 # %% ../nbs/03_data.ipynb #4170c709
-def sakana_split(level: int, task_id: int, test_share: float = 0.1) -> str:
-    "'train' or 'test' for a problem, stable across runs and machines."
-    h = int(hashlib.sha256(f'sakana:{int(level)}:{int(task_id)}'.encode()).hexdigest()[:8], 16)
-    return 'test' if h % 1000 < test_share * 1000 else 'train'
+def sakana_split(level: int, task_id: int) -> str:
+    "The split ('test', 'val', 'rl' or 'sft') of an archive problem: that of KernelBench's problem `task_id` of `level`."
+    return composition_split(f'kernelbench:{int(level)}:{int(task_id)}')
 
 # %% ../nbs/03_data.ipynb #4b174bd4
 def _sakana_files(folder: Path, levels) -> list[Path]:
@@ -1092,7 +1100,7 @@ def _drop_reason(row: dict, levels, correct_only: bool, op_ok, split) -> str | N
     if levels is not None and int(row['Level_ID']) not in levels: return 'other level'
     if correct_only and not _is_correct(row['Correct']): return 'not correct'
     if op_ok and not op_ok(row['Op_Name']): return 'other op'
-    if split and sakana_split(row['Level_ID'], row['Task_ID']) != split: return f'not in the {split} split'
+    if split and sakana_split(row['Level_ID'], row['Task_ID']) not in split_names(split): return f'not in the {split} split'
     return None
 
 # %% ../nbs/03_data.ipynb #e260a536
@@ -1114,7 +1122,7 @@ def load_sakana(source=SAKANA_HUB, levels=None, ops=None, correct_only: bool = T
                 report: dict | None = None):
     "The archive as a `datasets.Dataset`, from a Hub name or a local folder/file of parquet, filtered; `report` gets the dropped rows by reason."
     levels = None if levels is None else {levels} if isinstance(levels, int) else {int(l) for l in levels}
-    if split not in (None, 'train', 'test'): raise ValueError(f"split must be None, 'train' or 'test', not {split!r}")
+    split_names(split)   # a clear error for an unknown split, before anything is read
     ds = _read_archive(source, levels)
     missing = [c for c in SAKANA_COLUMNS if c not in ds.column_names]
     if missing: raise ValueError(f'{source}: not the AI-CUDA-Engineer archive schema, missing columns {missing}')
@@ -1530,16 +1538,18 @@ def is_heldout(task: Task) -> bool:
 def _procedural(n: int, seed: int, split: str) -> list[Task]:
     return list(procedural_tasks(n, seed=seed, split=split)) if n > 0 else []
 
-def _train_filter(split: str, procedural: int, seed: int):
-    "A test of whether a task may give `split` examples: in training, nothing held out."
-    if split != 'train': return lambda t: True
-    names, comps = set(), set()
-    for t in _procedural(procedural, seed, 'test'):
-        names.add(t.name); comps.add(repr(t.extra.get('composition')))
-    def allowed(t):
-        if is_heldout(t) or t.name in names: return False
-        return not (t.extra.get('composition') is not None and repr(t.extra['composition']) in comps)
-    return allowed
+def split_of(task: Task) -> str:
+    "A task's split: the one its `extra['split']` names, 'test' where its tags say held out, else `task_split`'s."
+    if task.extra.get('split'):
+        try: return split_names(str(task.extra['split']).lower())[0]
+        except (ValueError, TypeError): return 'test'     # a split we do not know is kept out of training
+    if any(str(t).lower() in _HELDOUT for t in task.tags): return 'test'
+    return task_split(task)
+
+def _split_filter(split):
+    "A test of whether a task belongs to `split` (None: every task)."
+    keep = split_names(split)
+    return (lambda t: True) if keep is None else (lambda t: split_of(t) in keep)
 
 # %% ../nbs/03_data.ipynb #5183adaf
 def _origin(task: Task) -> str:
@@ -1560,14 +1570,14 @@ def _task_examples(t: Task, rng: random.Random, variants: int, measurements: dic
     return rows
 
 # %% ../nbs/03_data.ipynb #ffa164ed
-def sft_pairs(tasks=None, procedural: int = 0, seed: int = 0, sakana=None, split: str = 'train', variants: int = 2,
+def sft_pairs(tasks=None, procedural: int = 0, seed: int = 0, sakana=None, split: str = 'sft', variants: int = 2,
               measurements: dict | None = None):
     "Generator and Optimizer examples as a `datasets.Dataset` with the `SFT_COLUMNS` schema."
     import datasets
     rng = random.Random(seed)
     tasks = list(TASKS.values()) if tasks is None else list(tasks)
     procs = _procedural(procedural, seed, split)
-    allowed = _train_filter(split, procedural, seed)
+    allowed = _split_filter(split)
     rows, seen = [], set()
     for t in tasks + procs:
         if t.name in seen or not allowed(t): continue
@@ -1576,7 +1586,7 @@ def sft_pairs(tasks=None, procedural: int = 0, seed: int = 0, sakana=None, split
     ds = _examples_dataset(rows)
     if sakana is not None:
         if not isinstance(sakana, datasets.Dataset): sakana = load_sakana(sakana, correct_only=False, split=split)
-        elif split: sakana = sakana.filter(lambda r: sakana_split(r['Level_ID'], r['Task_ID']) == split)
+        elif split: sakana = sakana.filter(lambda r: sakana_split(r['Level_ID'], r['Task_ID']) in split_names(split))
         ds = datasets.concatenate_datasets([ds, sakana_examples(sakana)])
     return ds
 
@@ -1598,6 +1608,7 @@ def _archive_task(r: dict, lvl: int, tid: int, worker, max_elements: int):
     if not (res and res['ok']):
         return Skipped(f'sakana level {lvl} task {tid} ({r["Op_Name"]})', res['reason'] if res else 'no-code', res.get('detail', '') if res else '')
     t = task_from_spec(res['spec']); t.family = 'sakana'; t.tags = ('sakana', f'level{lvl}')
+    t.extra['problem'] = f'kernelbench:{lvl}:{tid}'
     return t
 
 # %% ../nbs/03_data.ipynb #ade8fdb9
@@ -1733,7 +1744,7 @@ class ConvertOptions:
 class ArchiveOptions:
     "Which rows of the archive are read."
     all: bool = option(False, 'keep incorrect rows (they become repair examples)')
-    split: str | None = option(None, 'only the problems of this split', choices=['train', 'test'])
+    split: str | None = option(None, 'only the problems of this split', choices=['sft', 'rl', 'val', 'test', 'train'])
 
 @dataclass
 class SftOptions:
@@ -1741,7 +1752,7 @@ class SftOptions:
     procedural: int = option(0, 'procedural tasks to add')
     variants: int = option(2, 'templated variations of each Generator example')
     seed: int = option(0, 'random seed of the variations and the procedural tasks')
-    split: str = option('train', "'train' leaves the held-out tasks out")
+    split: str = option('sft', "the tasks' split: 'sft' (the warm start's), 'rl', 'val', 'test'", choices=['sft', 'rl', 'val', 'test', 'train'])
     sakana: str | None = option(None, 'also add the archive at this path or Hub name')
 
 # %% ../nbs/03_data.ipynb #04b08638

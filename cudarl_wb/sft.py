@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 import torch
 from .core import *
-from .tasks import Task, TASKS, get_task, procedural_tasks
+from .tasks import Task, TASKS, get_task, procedural_tasks, task_split
 
 # %% auto #0
 __all__ = ['SFT_PRESETS', 'HELDOUT_BUILTINS', 'MUTATIONS', 'SFT_SOURCES', 'MIN_WARM_COMPILE', 'JOINT_PRESETS', 'SFTConfig',
@@ -63,8 +63,8 @@ class SFTConfig(Record):
 SFT_PRESETS = {
     'tiny': SFTConfig(eval_every=0,    # no probe: its whole 400 steps (see above)
                       steps={'generator': 400, 'optimizer': 142}, learning_rates={'optimizer': 5e-4},   # an Optimizer that repairs
-                      on_gpu=dict(procedural={'elementwise': 16000, 'rowreduce': 4000, 'broadcast': 4000},   # reads the formula
-                                  steps={'generator': 6000, 'optimizer': 142}, batch_size=16)),
+                      on_gpu=dict(procedural={'elementwise': 8000, 'rowreduce': 2000, 'broadcast': 2000},   # half of what reads the formula well:
+                                  steps={'generator': 3000, 'optimizer': 142}, batch_size=16)),              # room left for RL (see above)
     'small': SFTConfig(procedural={'elementwise': 8000, 'rowreduce': 2500, 'broadcast': 2500}, builtin_variants=2,
                        repair_pairs=400, learning_rate=1e-3, min_lr_ratio=0.05, warmup_steps=40, batch_size=16, grad_accum=2,
                        weight_decay=0.01, max_length=1024, max_length_optimizer=2048, time_budget_s=600.0,
@@ -82,12 +82,12 @@ def sft_config(preset: str = 'tiny', device=None, **overrides) -> SFTConfig:
     return dataclasses.replace(base, **{**gpu, **overrides})
 
 # %% ../nbs/12_sft.ipynb #d9d302c9
-HELDOUT_BUILTINS = ('vector_mul', 'leaky_relu', 'softplus', 'hardtanh', 'max_rows', 'l2norm_rows')
+HELDOUT_BUILTINS = tuple(sorted(t.name for t in TASKS.values() if t.family == 'builtin' and t.solution and t.tier <= 1 and task_split(t) == 'val'))
 
 def heldout_tasks(per_family: dict | None = None, builtins=HELDOUT_BUILTINS) -> list[Task]:
-    "The fixed evaluation list: the first held-out procedural compositions of each family, then the held-out suite tasks."
+    "The fixed measuring list: the first validation compositions of each family, then the validation suite tasks."
     per_family = SFT_PRESETS['tiny'].eval_procedural if per_family is None else per_family
-    out = [t for fam, n in per_family.items() if n for t in procedural_tasks(n, seed=0, split='heldout', family=fam)]
+    out = [t for fam, n in per_family.items() if n for t in procedural_tasks(n, seed=0, split='val', family=fam)]
     return out + [get_task(n) for n in builtins]
 
 def task_group(task: Task) -> str:
@@ -99,14 +99,14 @@ def probe_tasks(config: SFTConfig) -> list[Task]:
     "`config.probe[family]` held-out compositions per family, the ones after `config.eval_procedural[family]` in the fixed list."
     skip = config.eval_procedural
     return [t for fam, n in config.probe.items() if n
-            for t in procedural_tasks(skip.get(fam, 0) + n, seed=0, split='heldout', family=fam)[skip.get(fam, 0):]]
+            for t in procedural_tasks(skip.get(fam, 0) + n, seed=0, split='val', family=fam)[skip.get(fam, 0):]]
 
 # %% ../nbs/12_sft.ipynb #8ed6f5e4
 def generator_rows(config: SFTConfig, heldout=HELDOUT_BUILTINS):
-    "`(generator rows, optimizer rows)` as `data.sft_pairs` datasets: the suite (minus `heldout`) and procedural tasks."
+    "`(generator rows, optimizer rows)` as `data.sft_pairs` datasets: the suite's and procedural tasks of the `sft` split."
     from cudarl_wb.data import sft_pairs
-    suite = [t for t in TASKS.values() if t.name not in set(heldout)]
-    procs = [t for fam, n in config.procedural.items() if n for t in procedural_tasks(n, seed=config.seed, split='train', family=fam)]
+    suite = [t for t in TASKS.values() if t.name not in set(heldout) and task_split(t) == 'sft']
+    procs = [t for fam, n in config.procedural.items() if n for t in procedural_tasks(n, seed=config.seed, split='sft', family=fam)]
     rows = sft_pairs(suite, variants=config.builtin_variants, seed=config.seed).to_list() + sft_pairs(procs, variants=0, seed=config.seed).to_list()
     return tuple(_pairs_dataset([r for r in rows if r['kind'] == kind]) for kind in ('generator', 'optimizer'))
 
@@ -849,11 +849,11 @@ def parse_sources(spec: str) -> list[tuple[str, str | None]]:
 
 # %% ../nbs/12_sft.ipynb #724ba25f
 def sakana_rows(source: str, report: dict | None = None, **kw) -> tuple:
-    "`(Generator rows, Optimizer rows, counts)` from the archive at `source`: its train split, launcher targets only; `kw` go to `sakana_examples`."
+    "`(Generator rows, Optimizer rows, counts)` from the archive at `source`: its sft split, launcher targets only; `kw` go to `sakana_examples`."
     from cudarl_wb.data import load_sakana, sakana_examples
     report = {} if report is None else report
     test = load_sakana(source, correct_only=False, split='test')
-    ex = sakana_examples(load_sakana(source, split='train', report=report), report=report, **kw)
+    ex = sakana_examples(load_sakana(source, split='sft', report=report), report=report, **kw)
     rows = {'generator': [], 'optimizer': []}
     for r in ex:
         if r['format'] == 'launcher': rows[r['kind']].append(r)
@@ -867,8 +867,8 @@ def builtin_rows(config: SFTConfig, tester) -> tuple:
     "`(Generator rows, Optimizer rows, counts)` from the suite, the procedural families and repair pairs."
     import datasets
     g_rows, o_rows = generator_rows(config)
-    train_tasks = [t for t in TASKS.values() if t.name not in HELDOUT_BUILTINS and t.solution]
-    train_tasks += [t for fam, n in config.procedural.items() if n for t in procedural_tasks(max(1, n // 10), seed=config.seed, split='train', family=fam)]
+    train_tasks = [t for t in TASKS.values() if t.solution and task_split(t) == 'sft']
+    train_tasks += [t for fam, n in config.procedural.items() if n for t in procedural_tasks(max(1, n // 10), seed=config.seed, split='sft', family=fam)]
     repairs = repair_rows(train_tasks, config.repair_pairs, seed=config.seed, tester=tester)
     if len(o_rows):
         from cudarl_wb.agents import answer
@@ -1278,7 +1278,7 @@ def keep_turns(episodes, mode: str, per_task: int = 2) -> tuple[list[dict], dict
 # %% ../nbs/12_sft.ipynb #bb976db4
 def joint_tasks(config: JointConfig) -> list[Task]:
     "`config.tasks[family]` training-split compositions per family."
-    return [t for fam, n in config.tasks.items() if n for t in procedural_tasks(n, seed=config.seed, split='train', family=fam)]
+    return [t for fam, n in config.tasks.items() if n for t in procedural_tasks(n, seed=config.seed, split='sft', family=fam)]
 
 def sample_episodes(models, tasks, tester, config: JointConfig, progress: bool = False) -> list:
     "`config.group_size` episodes per task with the agents of `models` sampling at `config.temperature`, judged by `tester`."

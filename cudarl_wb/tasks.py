@@ -18,11 +18,12 @@ from .core import *
 
 # %% auto #0
 __all__ = ['INPUT_DRAWS', 'TASKS', 'TASK_RESOLVERS', 'TOLERANCES', 'C_TYPES', 'VECTOR_ADD', 'RELU', 'SOFTMAX_ROWS', 'MATMUL',
-           'PROC_UNARY', 'PROC_BINARY', 'PROC_FAMILIES', 'PROC_TEMPLATES', 'PROC_HELDOUT_PERCENT', 'Param',
+           'PROC_UNARY', 'PROC_BINARY', 'PROC_FAMILIES', 'PROC_TEMPLATES', 'SPLITS', 'SPLIT_PERCENT', 'Param',
            'parse_signature', 'TensorSpec', 'draw', 'Task', 'DegenerateTask', 'degenerate_reason', 'register',
            'get_task', 'tasks_by_tier', 'solution_path', 'load_solution', 'launcher', 'attention_reference',
-           'task_info', 'suite_table', 'check_task', 'ProceduralReference', 'composition_split', 'procedural_task',
-           'procedural_tasks', 'TaskListing', 'tasks_args', 'tasks_command']
+           'task_info', 'suite_table', 'check_task', 'ProceduralReference', 'composition_split', 'split_names',
+           'procedural_task', 'procedural_tasks', 'task_key', 'task_split', 'TaskListing', 'tasks_args',
+           'tasks_command']
 
 # %% ../nbs/02_tasks.ipynb #5e63e75c
 _PTR_DTYPES = {'float': 'float32', 'double': 'float64', 'half': 'float16', '__half': 'float16',
@@ -1013,13 +1014,30 @@ $lines        yr[j] = $result;
 ''' + _LAUNCH_ROWS)
 
 # %% ../nbs/02_tasks.ipynb #8b6b01e0
-PROC_HELDOUT_PERCENT = 20
-_SPLIT_ALIASES = {'test': 'heldout', 'held-out': 'heldout', 'eval': 'heldout', 'all': None}
+SPLITS = ('test', 'val', 'rl', 'sft')
+SPLIT_PERCENT = {'test': 20, 'val': 10, 'rl': 20, 'sft': 50}   # shares of the hash, taken in the order of SPLITS
+_SPLIT_ALIASES = {'heldout': 'test', 'held-out': 'test', 'eval': 'test', 'validation': 'val', 'train': ('sft', 'rl'), 'all': None}
 
-def composition_split(composition: str) -> str:
-    "'heldout' for one composition in five (by a hash of its canonical form), else 'train'."
-    h = int(hashlib.sha256(composition.encode()).hexdigest()[:12], 16)
-    return 'heldout' if h % 100 < PROC_HELDOUT_PERCENT else 'train'
+def composition_split(key: str) -> str:
+    "The split ('test', 'val', 'rl' or 'sft') of a composition, or of a problem's identity, by a stable hash of `key`."
+    h, edge = int(hashlib.sha256(key.encode()).hexdigest()[:12], 16) % 100, 0
+    for name in SPLITS:
+        edge += SPLIT_PERCENT[name]
+        if h < edge: return name
+    raise AssertionError('SPLIT_PERCENT must add up to 100')
+
+def split_names(split) -> tuple | None:
+    "The splits that `split` names (one of SPLITS, an alias, several joined by '+' or in a tuple); None for all."
+    if split is None: return None
+    parts = split.split('+') if isinstance(split, str) else list(split)
+    out = []
+    for p in parts:
+        p = _SPLIT_ALIASES.get(p, p) if isinstance(p, str) else p
+        if p is None: return None
+        for q in ((p,) if isinstance(p, str) else p):
+            if q not in SPLITS: raise ValueError(f"unknown split {q!r}: one of {', '.join(SPLITS)} (or heldout = test, train = sft+rl)")
+            out.append(q)
+    return tuple(dict.fromkeys(out))
 
 # %% ../nbs/02_tasks.ipynb #83c6e149
 def _definitions(*exprs) -> str:
@@ -1130,20 +1148,28 @@ def procedural_task(seed: int, family: str | None = None) -> Task:
     return _procedural_task(int(seed), _family(int(seed), family))
 
 # %% ../nbs/02_tasks.ipynb #352c1512
-def procedural_tasks(n: int, seed: int = 0, split: str | None = 'train', family: str | None = None) -> list[Task]:
+def procedural_tasks(n: int, seed: int = 0, split='rl', family: str | None = None) -> list[Task]:
     """`n` procedural tasks with distinct compositions, from seeds `seed`, `seed + 1`, …, keeping those in `split`
-    ('train', 'heldout' (alias 'test'), or None for both); `family` None mixes the three families."""
-    split = _SPLIT_ALIASES.get(split, split)
-    if split not in ('train', 'heldout', None): raise ValueError(f"split must be 'train', 'heldout' or None, not {split!r}")
+    (see `split_names`: 'sft', 'rl', 'val', 'test', aliases, or None for all); `family` None mixes the three families."""
+    keep = split_names(split)
     out, keys, s = [], set(), seed
     while len(out) < n:
         if s - seed > 200 * n + 1000: raise RuntimeError(f'found only {len(out)} distinct {split} compositions of {family or "any family"}')
         comp = _draft(s, _family(s, family))[1]['composition']
-        if (split is None or composition_split(comp) == split) and comp not in keys:
+        if (keep is None or composition_split(comp) in keep) and comp not in keys:
             try: out.append(procedural_task(s, family)); keys.add(comp)
             except DegenerateTask: pass
         s += 1
     return out
+
+# %% ../nbs/02_tasks.ipynb #ca51607c
+def task_key(task: Task) -> str:
+    "What decides a task's split: its composition, its problem's identity, or its family and name."
+    return task.extra.get('composition') or task.extra.get('problem') or f'{task.family}:{task.name}'
+
+def task_split(task: Task) -> str:
+    "The split ('test', 'val', 'rl' or 'sft') that `task` belongs to."
+    return composition_split(task_key(task))
 
 # %% ../nbs/02_tasks.ipynb #94ee5b0a
 _PROC_NAME = re.compile(r'proc_(elementwise|rowreduce|broadcast)_(\d+)')
@@ -1163,7 +1189,7 @@ class TaskListing:
     tier: int | None = option(None, 'only this tier', choices=range(4))
     family: str | None = option(None, "only this family ('builtin', 'procedural', …)")
     procedural: int = option(0, 'also generate this many procedural tasks')
-    split: str = option('train', 'split of the procedural tasks', choices=['train', 'heldout', 'all'])
+    split: str = option('rl', 'split of the procedural tasks', choices=['sft', 'rl', 'val', 'test', 'train', 'heldout', 'all'])
     seed: int = option(0, 'first seed of the procedural tasks')
 
 # %% ../nbs/02_tasks.ipynb #019a7dd5

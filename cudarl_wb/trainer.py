@@ -14,7 +14,9 @@ import torch
 from fastcore.basics import patch
 from .core import *
 from .tasks import get_task, procedural_tasks, register, TASKS
-from .curriculum import Curriculum, tiers_from_tasks, task_set, heldout_split, _set_parts
+from .curriculum import Curriculum, tiers_from_tasks, task_set, _set_parts
+from .data import split_of
+from .stats import report_rows, report_table
 from .agents import Generator, Optimizer, Sampling, Tester, release_decoders, kept_decoder_bytes
 from .compiler import failed_build
 from .episode import Episode, Turn, run_episodes, save_transcripts, load_transcripts, _sample_turn, _add_turn, _credit
@@ -23,11 +25,11 @@ from .sft import SFTConfig, start_agents, joint_agents, master_dtype, _device_na
 from .grpo import Sample, StepConfig, samples_of, grpo_step, _batched_logprobs, pass_rates, informative_tasks, flat_tasks
 
 # %% auto #0
-__all__ = ['RECIPES', 'GRPOConfig', 'heldout_compositions', 'training_tasks', 'split_line', 'episode_metrics', 'save_agents',
-           'GRPOTrainer', 'sft_overrides', 'overlap_s', 'build_threads', 'Pipeline', 'warm_in_background',
-           'peak_memory', 'worker_device_bytes', 'judged_parts', 'update_config', 'eval_score', 'lr_scale',
-           'adapt_lr_factor', 'plot_training', 'train_args', 'train_defaults', 'builtin_plan', 'plan_tester',
-           'oom_message', 'train_command', 'run_summary']
+__all__ = ['RECIPES', 'GRPOConfig', 'training_tasks', 'eval_split', 'evaluation_tasks', 'split_line', 'episode_metrics',
+           'save_agents', 'GRPOTrainer', 'sft_overrides', 'overlap_s', 'build_threads', 'Pipeline',
+           'warm_in_background', 'peak_memory', 'worker_device_bytes', 'judged_parts', 'update_config', 'eval_records',
+           'eval_score', 'lr_scale', 'adapt_lr_factor', 'plot_training', 'train_args', 'train_defaults', 'builtin_plan',
+           'plan_tester', 'oom_message', 'train_command', 'run_summary']
 
 # %% ../nbs/14_trainer.ipynb #f5d0e71d
 @dataclass
@@ -48,14 +50,16 @@ class GRPOConfig(StepConfig):
     threshold: float = option(0.8, 'an episode stops once a turn reward reaches it')
     reward_preset: str = option('ours', 'the reward weighting (see 07_reward)')
     procedural: int = option(200, 'procedural training tasks mixed into the curriculum')
-    suite: bool = option(True, 'train on procedural compositions only, the kind the held-out set holds', flag='--no-suite')
+    suite: bool = option(True, 'train on procedural compositions only (no built-in suite tasks)', flag='--no-suite')
     tasks: str = option('builtin,procedural', 'training tasks: builtin, tier:K, procedural[:N], kernelbench:PATH[:LEVELS], joined with , or +')
     pipeline: bool = option(True, 'generate every group, then judge them all (no judging during generation)', flag='--no-pipeline')
     prefetch: bool = option(True, "generate each step's first turn in that step (by default the pipeline generates it while the step before is judged, with weights one update old)", flag='--no-prefetch')
     eval_workers: int = option(1, 'sandbox workers per evaluation card (checks side by side, timings one at a time)')
     timing: str = option('ratio', "the rewards' kernel timing: 'ratio' (a tenth of a second at most) or 'full' (half, as `cudarl-wb eval` times)",
                          choices=['full', 'ratio'])
-    eval_tasks: int = option(40, 'held-out procedural compositions, evaluated greedily')
+    test_tasks: int | None = option(None, 'test tasks, evaluated greedily at the start and the end (default: 256 with a GPU, 128 without)')
+    val_tasks: int = option(64, 'validation tasks, evaluated at every evaluation: the best checkpoint is chosen on them')
+    eval_samples: int | None = option(None, 'episodes sampled at temperature 1 per test task, for pass@k (default: 8 with a GPU, 0 without)')
     eval_every: int = option(0, 'steps between evaluations (0: at the start and the end)')
     start_tier: int = option(1, 'the curriculum tier to start at')
     demote: bool = option(True, 'never fall back a curriculum tier', flag='--no-demote')
@@ -84,33 +88,48 @@ def lr_for(self: GRPOConfig, mode: str) -> float:
     return 1e-5 if self.preset == 'small' else 5e-5
 
 # %% ../nbs/14_trainer.ipynb #ae3344ed
-def heldout_compositions(n: int, seed: int = 0) -> list:
-    "The `n` held-out procedural compositions a run with `seed` evaluates on (none is in any training pool)."
-    return procedural_tasks(n, seed=seed + 7919, split='heldout')
-
-# %% ../nbs/14_trainer.ipynb #f99f8f27
 @functools.lru_cache(maxsize=8)
-def _task_split(tasks: str, procedural: int, suite: bool, seed: int) -> tuple[tuple, tuple]:
-    parts = [f'procedural:{procedural}' if p == 'procedural' else p for p in _set_parts(tasks) if suite or p != 'builtin']
-    pool = task_set(','.join(parts), seed)
-    held = {t.name for t in heldout_split([t for t in pool if t.family == 'kernelbench'])[1]}
-    return tuple(t for t in pool if t.name not in held), tuple(t for t in pool if t.name in held)
+def _task_sets(tasks: str, procedural: int, suite: bool, seed: int) -> tuple[tuple, tuple]:
+    parts = [p for p in _set_parts(tasks) if suite or p != 'builtin']
+    fixed = [t for p in parts if p.partition(':')[0] != 'procedural' for t in task_set(p, seed)]
+    n = sum(int(p.partition(':')[2] or procedural) for p in parts if p.partition(':')[0] == 'procedural')
+    return tuple(t for t in fixed if split_of(t) == 'rl') + tuple(procedural_tasks(n, seed=seed, split='rl')), tuple(fixed)
 
 def training_tasks(cfg: GRPOConfig) -> tuple[list, list]:
-    "(the training pool, the converted problems held out for evaluation) of a run's `tasks`."
-    pool, held = _task_split(cfg.tasks, cfg.procedural, cfg.suite, cfg.seed)
-    for t in pool + held:
+    "(the training pool, every problem of the set that is not procedural, of all splits) of a run's `tasks`."
+    pool, fixed = _task_sets(cfg.tasks, cfg.procedural, cfg.suite, cfg.seed)
+    for t in pool + fixed:
         if t.family == 'kernelbench' and TASKS.get(t.name) is not t: register(t, replace=True)
-    return list(pool), list(held)
+    return list(pool), list(fixed)
+
+# %% ../nbs/14_trainer.ipynb #f99f8f27
+def eval_split(pool: list, fixed: list, split: str, n: int) -> list:
+    "`n` tasks of `split` like `pool`: the problems of `fixed` in that split, then the pool's procedural families in equal shares."
+    own, seen = [t for t in fixed if split_of(t) == split], collections.Counter()
+    rank = [seen.update([t.family]) or seen[t.family] for t in own]    # families taken in turn where there are more than n
+    own = [t for _, t in sorted(zip(rank, own), key=lambda x: x[0])][:n]
+    fams = sorted({t.extra['generator'] for t in pool if t.family == 'procedural'})
+    k = max(0, n - len(own))
+    sizes = [k // len(fams) + (i < k % len(fams)) for i in range(len(fams))] if fams else []
+    return own + [t for fam, m in zip(fams, sizes) if m for t in procedural_tasks(m, seed=0, split=split, family=fam)]
+
+def evaluation_tasks(cfg: GRPOConfig, split: str = 'test', gpu: bool | None = None) -> list:
+    "The tasks a run is evaluated on: `split` 'test' (reported) or 'val' (chosen on), the same for every seed."
+    if split not in ('test', 'val'): raise ValueError(f"a run is evaluated on 'test' or 'val', not {split!r}")
+    pool, fixed = training_tasks(cfg)
+    gpu = cuda_available() if gpu is None else gpu
+    return eval_split(pool, fixed, split, cfg.val_tasks if split == 'val' else cfg.test_tasks or (256 if gpu else 128))
 
 # %% ../nbs/14_trainer.ipynb #78cd54ad
-def split_line(pool: list, eval_names: list[str]) -> str:
-    "One line: what a run trains on and what it evaluates on, by family; raises if a task is in both."
-    both = {t.name for t in pool} & set(eval_names)
-    if both: raise ValueError(f'tasks both trained and evaluated: {sorted(both)[:5]}')
-    count = lambda fams: ', '.join(f'{n} {f}' for f, n in collections.Counter(fams).most_common())
-    return (f'training on {len(pool)} tasks ({count(t.family for t in pool)}); evaluating on {len(eval_names)} held-out '
-            f'({count(get_task(n).family for n in eval_names)}); no task in both')
+def split_line(pool: list, val: list[str], test: list[str]) -> str:
+    "One line: what a run trains, chooses and reports on, by family; raises if a composition or problem is in two of them."
+    from cudarl_wb.tasks import task_key
+    keys = [{task_key(get_task(getattr(t, 'name', t))) for t in ts} for ts in (pool, val, test)]
+    both = (keys[0] & keys[1]) | (keys[0] & keys[2]) | (keys[1] & keys[2])
+    if both: raise ValueError(f'tasks in two of training, validation and test: {sorted(both)[:5]}')
+    count = lambda ts: ', '.join(f'{n} {f}' for f, n in collections.Counter(get_task(getattr(t, 'name', t)).family for t in ts).most_common())
+    return (f'training on {len(pool)} tasks ({count(pool)}), choosing on {len(val)} validation tasks, reporting on '
+            f'{len(test)} test tasks ({count(test)}); no composition or problem in two of them')
 
 # %% ../nbs/14_trainer.ipynb #a2b6e06a
 def episode_metrics(episodes) -> dict:
@@ -180,10 +199,11 @@ class GRPOTrainer:
         seed_everything(cfg.seed)
         self.state_path = self.out/'last'/'trainer_state.pt'
         resuming = resume and models is None and self.state_path.exists()
-        self.pool, held = training_tasks(cfg)
-        self.eval_set = [t.name for t in heldout_compositions(cfg.eval_tasks, cfg.seed)] + [t.name for t in held]
+        self.pool = training_tasks(cfg)[0]
+        gpu = self.device.type == 'cuda'
+        self.val_set, self.test_set = ([t.name for t in evaluation_tasks(cfg, split, gpu)] for split in ('val', 'test'))
         # the references of every task, compiled while the warm start trains (`warming`: the thread, or None)
-        self.warming = warm_in_background(tester, self.eval_set + [t.name for t in self.pool]) if tester is not None else None
+        self.warming = warm_in_background(tester, self.val_set + self.test_set + [t.name for t in self.pool]) if tester is not None else None
         self.models = models if models is not None else self._start_agents(resuming)
         release_host_memory()                 # the warm start's freed buffers would stay resident under the run
         self._adapt()
@@ -193,8 +213,9 @@ class GRPOTrainer:
         self.optimizers = {a: torch.optim.AdamW(self.models.parameters_of(a), lr=cfg.lr_for(self.trains), weight_decay=0.0)
                            for a in self.models.agents}
         self.curriculum = self._curriculum(resuming)
-        self.log(split_line(self.pool, self.eval_set))
+        self.log(split_line(self.pool, self.val_set, self.test_set))
         self.step, self.history, self.evals, self.best_score, self.plan = 0, [], [], -math.inf, None
+        self.tests, self.best_step, self.best_params = {}, 0, None   # test records by checkpoint; the best on validation
         self.lr_factor = {a: 1.0 for a in self.optimizers}   # what --target-kl has made of each agent's learning rate
         self.ahead, self.build_pool = None, None      # the next step's first turn, begun early; the build threads it shares
         self.spans = None                             # the last step's intervals: the step, its timing windows, its generations
@@ -250,6 +271,8 @@ def _make_agents(self: GRPOTrainer, tester=None):
     greedy = Sampling(greedy=True, max_new_tokens=cfg.max_new_tokens)
     self.generator, self.optimizer_agent = Generator(self.models, sampling=sampling), Optimizer(self.models, sampling=sampling)
     self.eval_agents = Generator(self.models, sampling=greedy), Optimizer(self.models, sampling=greedy)
+    hot = Sampling(temperature=1.0, max_new_tokens=cfg.max_new_tokens)      # pass@k samples at the temperature it is quoted at
+    self.sample_agents = Generator(self.models, sampling=hot), Optimizer(self.models, sampling=hot)
     self.tester = tester or Tester(reward_preset=cfg.reward_preset, timing=cfg.timing)
     self.mode = self.tester.mode
 
@@ -277,7 +300,7 @@ def _reference_for(self: GRPOTrainer, agent):
 @patch
 def _curriculum(self: GRPOTrainer, resuming: bool) -> Curriculum:
     cfg = self.cfg
-    cur = Curriculum(tiers_from_tasks(self.pool), window=max(16, cfg.batch_size * cfg.group_size * 2),
+    cur = Curriculum(tiers_from_tasks(self.pool), window=max(64, 4 * cfg.batch_size * cfg.group_size),
                      gpu=self.mode == 'full', seed=cfg.seed, demote=cfg.demote)
     start = max((t for t in cur.tiers if t <= cfg.start_tier), default=cur.tiers[0])   # a task set may lack that tier
     if start != cur.tier and not resuming: cur.set_tier(start, reason=f'start_tier={cfg.start_tier}')
@@ -583,6 +606,11 @@ def train_step(self: GRPOTrainer) -> dict:
         b = ep.best.report if ep.turns else None
         if b is not None: self.curriculum.record(ep.task, b.verdict.compiled, b.verdict.correct if self.mode == 'full' else None,
                                                  b.bench.speedup_eager if b.verdict.correct else None)
+    flat, tier_of = set(flat_tasks(episodes)), {ep.task: self.curriculum.tier_of(ep.task) for ep in episodes}
+    for k in sorted(set(tier_of.values())):   # the share of the tier's groups whose rewards differ: what the update can learn from
+        ts = [t for t in tier_of if tier_of[t] == k]
+        metrics[f'tier{k}/spread_share'] = sum(t not in flat for t in ts) / len(ts)
+    metrics['spread_share'] = sum(t not in flat for t in tier_of) / len(tier_of) if tier_of else 0.0
     groups = sum(metrics.get(f'{a}/groups', 0) for a in self.optimizers)
     metrics['zero_std_share'] = sum(metrics.get(f'{a}/flat_groups', 0) for a in self.optimizers) / groups if groups else 0.0
     metrics['update_s'] = time.perf_counter() - t1
@@ -602,16 +630,33 @@ def train_step(self: GRPOTrainer) -> dict:
     return metrics
 
 # %% ../nbs/14_trainer.ipynb #ac6880de
+def eval_records(episodes, sampled=()) -> list[dict]:
+    "One record per task of `episodes` (greedy, one a task), with the counts of its `sampled` episodes."
+    recs = {}
+    for ep in episodes:
+        b = ep.best.report if ep.turns else None
+        ok = b is not None and b.verdict.correct
+        recs[ep.task] = dict(task=ep.task, tier=get_task(ep.task).tier, compiled=b is not None and b.verdict.compiled,
+                             correct=ok, speedup=b.bench.speedup_eager if ok and b.bench is not None else None)
+    for ep in sampled:
+        b, r = (ep.best.report if ep.turns else None), recs[ep.task]
+        r['samples'] = r.get('samples', 0) + 1
+        r['samples_compiled'] = r.get('samples_compiled', 0) + bool(b and b.verdict.compiled)
+        r['samples_correct'] = r.get('samples_correct', 0) + bool(b and b.verdict.correct)
+    return list(recs.values())
+
+# %% ../nbs/14_trainer.ipynb #26e44b11
 @patch
-def evaluate(self: GRPOTrainer, tasks=None) -> dict:
-    "Greedy episodes on held-out tasks: compile rate, fast_0 (correct), fast_1, geometric-mean speedup."
-    tasks = tasks or self.eval_set
+def evaluate(self: GRPOTrainer, tasks=None, samples: int = 0, name: str = 'step') -> dict:
+    "Greedy episodes on `tasks` (default: validation), `samples` sampled ones a task: rates, speedups and one record a task."
+    tasks = tasks or self.val_set
     warm_in_background(self.tester, tasks)
     release_decoders()        # greedy and sampled decoders cannot serve each other: keep neither across an evaluation
-    try: eps = run_episodes(tasks, *self.eval_agents, self.tester, group_size=1, max_turns=self.cfg.max_turns,
-                            threshold=self.cfg.threshold, progress=False, seed=None)
+    play = lambda agents, g, seed: run_episodes(tasks, *agents, self.tester, group_size=g, max_turns=self.cfg.max_turns,
+                                                threshold=self.cfg.threshold, progress=False, seed=seed)
+    try: eps, sampled = play(self.eval_agents, 1, None), (play(self.sample_agents, samples, self.cfg.seed) if samples else [])
     finally: release_decoders()
-    save_transcripts(self.out/'evals'/f'step_{self.step:05d}.jsonl', eps)   # to read why an answer failed, and diff evaluations
+    save_transcripts(self.out/'evals'/f'{name}_{self.step:05d}.jsonl', eps + sampled)
     m = episode_metrics(eps)
     out = dict(step=self.step, episodes_trained=self.step * self.cfg.batch_size * self.cfg.group_size, mode=self.mode,
                compile_rate=m['final_compile_rate'], first_compile_rate=m['first_compile_rate'],
@@ -621,6 +666,7 @@ def evaluate(self: GRPOTrainer, tasks=None) -> dict:
         mt = episode_metrics([ep for ep in eps if tier_of[ep.task] == tier])
         out[f'tier{tier}_compile_rate'], out[f'tier{tier}_fast_0'] = mt['final_compile_rate'], mt['final_correct_rate']
     out['verdicts'] = dict(collections.Counter(str(ep.best.report.verdict) for ep in eps if ep.turns).most_common())
+    out['records'] = eval_records(eps, sampled)
     return out
 
 # %% ../nbs/14_trainer.ipynb #aba0ccac
@@ -634,7 +680,7 @@ def save_state(self: GRPOTrainer):
     "Write `last/`: agents, optimizers, curriculum, RNG, step, metrics — atomically."
     state = dict(step=self.step, optimizers={a: o.state_dict() for a, o in self.optimizers.items()},
                  curriculum=self.curriculum.state_dict(), rng=_rng_state(), history=self.history, evals=self.evals,
-                 best_score=self.best_score, lr_factor=self.lr_factor, config=self.cfg.to_dict())
+                 best_score=self.best_score, lr_factor=self.lr_factor, config=self.cfg.to_dict(), tests=self.tests, best_step=self.best_step)
     with atomic_dir(self.out/'last') as tmp:
         self.models.save(tmp/'agents')
         torch.save(state, tmp/'trainer_state.pt')
@@ -648,6 +694,7 @@ def _restore(self: GRPOTrainer):
     _set_rng_state(state['rng'])
     self.step, self.history, self.evals, self.best_score = state['step'], state['history'], state['evals'], state['best_score']
     self.lr_factor.update(state.get('lr_factor', {}))
+    self.tests, self.best_step = state.get('tests', {}), state.get('best_step', 0)   # the best's weights are in best_model_*/, not in memory
     self.log(f'resumed {self.out} at step {self.step} of {self.cfg.steps}')
 
 # %% ../nbs/14_trainer.ipynb #060bce59
@@ -666,10 +713,11 @@ def adapt_lr_factor(factor: float, kl: float | None, target: float, rate: float 
 # %% ../nbs/14_trainer.ipynb #f2ab3b61
 @patch
 def _budget(self: GRPOTrainer, t_start: float) -> float | None:
-    "Seconds the training may run from `t_start` (None: no budget), keeping one evaluation's time for the end."
+    "Seconds the training may run from `t_start` (None: no budget), keeping the time of the last evaluations for the end."
     cfg, left = self.cfg, []
     if cfg.time_budget_s: left.append(cfg.time_budget_s)
-    if cfg.run_budget_s: left.append(cfg.run_budget_s - (t_start - self.t_made) - self.evals[-1].get('seconds', 0.0))
+    end = self.evals[-1].get('seconds', 0.0) + self.tests.get('start', {}).get('seconds', 0.0)   # validation and test, as at the start
+    if cfg.run_budget_s: left.append(cfg.run_budget_s - (t_start - self.t_made) - end)
     return max(min(left), 0.0) if left else None
 
 @patch
@@ -687,6 +735,7 @@ def fit(self: GRPOTrainer, progress: bool = True) -> dict:
     if self.mode != 'full': self.log('no GPU: rewards are compile-only (nvcc builds each kernel; nothing runs it)')
     writer = _tensorboard(self.out/'tb')
     if not self.evals: self._evaluate_and_keep(writer)
+    if 'start' not in self.tests: self._test('start'); self.save_state()
     bar = tqdm(total=cfg.steps, initial=self.step, desc=f'GRPO ({self.mode})', unit='step', disable=not progress)
     t_start, stopped = time.perf_counter(), None
     budget = self._budget(t_start)
@@ -709,9 +758,10 @@ def fit(self: GRPOTrainer, progress: bool = True) -> dict:
         self.save_state()
     bar.close()
     self.drop_ahead()
+    report = self.test_report()
     final = dict(config=cfg.to_dict(), steps=self.history, evals=self.evals, curriculum=self.curriculum.state_dict(),
                  mode=self.mode, device=str(self.device), device_name=_device_name(self.device), stopped=stopped,
-                 run_s=time.perf_counter() - self.t_made)
+                 run_s=time.perf_counter() - self.t_made, report=report)
     save_agents(self.models, self.out/'final_model', cfg.to_dict(), {'training_metrics.json': final})
     plot_training(self.history, self.evals).savefig(self.out/'training_curves.png', dpi=110, bbox_inches='tight')
     if writer is not None: writer.close()
@@ -729,7 +779,7 @@ def _evaluate_and_keep(self: GRPOTrainer, writer=None):
     self.log(f"eval at step {e['step']} [{e['mode']}]: compile {e['compile_rate']:.2f}, correct {e['fast_0']:.2f}, "
              f"fast_1 {e['fast_1']:.2f} (delivered: {delivered})")
     if self.step > 0 and eval_score(e) > self.best_score:
-        self.best_score = eval_score(e)
+        self.best_score, self.best_step, self.best_params = eval_score(e), self.step, self._params()
         for old in self.out.glob('best_model_episode_*'): shutil.rmtree(old, ignore_errors=True)
         save_agents(self.models, self.out/f"best_model_episode_{e['episodes_trained']}", self.cfg.to_dict(), {'eval.json': e})
     elif self.step == 0: self.best_score = eval_score(e)
@@ -745,6 +795,52 @@ def _log_scalars(writer, metrics: dict, step: int):
     if writer is None: return
     for k, v in metrics.items():
         if isinstance(v, (int, float)) and not isinstance(v, bool) and v is not None and math.isfinite(v): writer.add_scalar(k, v, step)
+
+# %% ../nbs/14_trainer.ipynb #7a38cb88
+@patch
+def _params(self: GRPOTrainer) -> dict:
+    "A copy, on the host, of the weights each agent trains."
+    return {a: [p.detach().to('cpu', copy=True) for p in self.models.parameters_of(a)] for a in self.models.agents}
+
+@patch
+def _load_params(self: GRPOTrainer, params: dict):
+    with torch.no_grad():
+        for a, ps in params.items():
+            for p, v in zip(self.models.parameters_of(a), ps): p.copy_(v)
+
+@patch
+def _test(self: GRPOTrainer, name: str, step: int | None = None) -> dict:
+    "Play the test tasks with the agents as they are now; keep the records under `name`."
+    t0, cfg = time.perf_counter(), self.cfg
+    k = cfg.eval_samples if cfg.eval_samples is not None else (8 if self.mode == 'full' else 0)
+    e = self.evaluate(self.test_set, samples=k, name=f'test_{name}')
+    self.tests[name] = dict(step=self.step if step is None else step, seconds=round(time.perf_counter() - t0, 2), records=e['records'])
+    self.log(f"test ({name}, step {self.tests[name]['step']}, {len(self.test_set)} tasks{f' × {k} samples' if k else ''}): "
+             f"compile {e['compile_rate']:.2f}, correct {e['fast_0']:.2f} in {self.tests[name]['seconds']:.0f} s")
+    return self.tests[name]
+
+# %% ../nbs/14_trainer.ipynb #fe931a2b
+@patch
+def test_report(self: GRPOTrainer) -> dict:
+    "Test the final agents (and the best on validation); the paired report against the start, also in `report.json`."
+    if self.step == 0: self.tests['final'] = self.tests['start']      # nothing trained: the start is the end
+    elif self.tests.get('final', {}).get('step') != self.step: self._test('final')
+    if self.best_step not in (0, self.step) and self.tests.get('best', {}).get('step') != self.best_step:
+        if self.best_params is None: self.log('the best checkpoint on validation is not in memory (the run was resumed): left out of the test')
+        else:
+            final = self._params(); self._load_params(self.best_params)
+            try: self._test('best', step=self.best_step)
+            finally: self._load_params(final)
+    best = 'start' if self.best_step == 0 else 'final' if self.best_step == self.step else 'best'
+    evals = {f"start (step 0)": self.tests['start']['records'], f"final (step {self.step})": self.tests['final']['records']}
+    if best in self.tests: evals[f'best on validation (step {self.best_step})'] = self.tests[best]['records']
+    verdict = 'correct' if self.mode == 'full' else 'compiled'
+    rep = dict(verdict=verdict, mode=self.mode, test_tasks=len(self.test_set), val_tasks=len(self.val_set), best_step=self.best_step,
+               rows=report_rows(evals, verdict), tests=self.tests)
+    atomic_write_json(self.out/'report.json', rep)
+    self.log(f"test report ({len(self.test_set)} test tasks, {verdict}; best chosen on {len(self.val_set)} validation tasks):\n"
+             + report_table(rep['rows']).to_string())
+    return rep
 
 # %% ../nbs/14_trainer.ipynb #6ad8cfcf
 def plot_training(history: list[dict], evals: list[dict]):
@@ -797,9 +893,9 @@ def train_args(p: argparse.ArgumentParser):
 
 # %% ../nbs/14_trainer.ipynb #bee2161a
 RECIPES = {  # preset: the GRPOConfig fields its runs take where the command line does not set them
-    'tiny': dict(batch_size=4, num_episodes=4 * 8 * 7, temperature=0.6),   # 7 steps of 4 tasks × 8, sampled cooler
+    'tiny': dict(batch_size=4, num_episodes=4 * 8 * 7, temperature=0.6, suite=False),   # 7 steps of 4 tasks × 8, sampled cooler
     'small': dict(lora_rank=16, lr_final=0.1, batch_size=8, group_size=8, num_episodes=64 * 100, suite=False, demote=False,
-                  eval_tasks=64, eval_every=4, eval_workers=3, run_budget_s=1200.0,
+                  eval_every=4, eval_workers=3, run_budget_s=1200.0,
                   procedural=400),   # more tasks than a 20-minute run draws (about 40 steps × 8)
 }
 
@@ -870,13 +966,18 @@ def train_command(args) -> int:
     return 0
 
 def run_summary(final: dict, mode: str) -> str:
-    "The held-out rates at the start and the end, and the mean time per step."
-    e0, e1 = final['evals'][0], final['evals'][-1]
-    best = max(final['evals'][1:] or [e0], key=lambda e: (e['fast_0'], e['compile_rate']))
-    lines = [f"held-out [{mode}]: compile {e0['compile_rate']:.2f} → {e1['compile_rate']:.2f} "
-             f"(first turn {e0['first_compile_rate']:.2f} → {e1['first_compile_rate']:.2f}), "
-             f"correct {e0['fast_0']:.2f} → {e1['fast_0']:.2f}, fast_1 {e0['fast_1']:.2f} → {e1['fast_1']:.2f}; "
-             f"best correct {best['fast_0']:.2f} at step {best['step']}"]
+    "The test change from the start to the end, the validation rates, and the mean time per step."
+    e0, e1, lines = final['evals'][0], final['evals'][-1], []
+    if (rep := final.get('report')):
+        rows = list(rep['rows'].values())
+        s0, s1, c = rows[0]['summary'], rows[1]['summary'], rows[1]['change']
+        lines.append(f"test, {rep['test_tasks']} tasks [{mode}]: {rep['verdict']} {s0['rate']:.2f} → {s1['rate']:.2f} "
+                     f"({100 * c['change']:+.1f} points: {c['gained']} tasks gained, {c['lost']} lost, McNemar p = {c['p']:.2g}; "
+                     f"95% interval at the end {s1['lo']:.2f}–{s1['hi']:.2f})")
+    lines.append(f"validation [{mode}]: compile {e0['compile_rate']:.2f} → {e1['compile_rate']:.2f} "
+                 f"(first turn {e0['first_compile_rate']:.2f} → {e1['first_compile_rate']:.2f}), "
+                 f"correct {e0['fast_0']:.2f} → {e1['fast_0']:.2f}, fast_1 {e0['fast_1']:.2f} → {e1['fast_1']:.2f}"
+                 + (f"; best at step {rep['best_step']}" if rep else ''))
     steps = final['steps']
     if steps:
         def mean(k):

@@ -17,7 +17,7 @@ from .data import REBUILT_BY_NAME, task_spec, task_of_row
 from .agents import generator_messages, optimizer_messages, OPTIMIZER_SYSTEM, Tester, TestReport, Generation
 from .reward import turn_rewards, get_preset
 from .episode import Episode, Turn, stop_reason, save_transcripts, load_transcripts
-from .trainer import heldout_compositions, training_tasks
+from .trainer import GRPOConfig, evaluation_tasks, training_tasks
 
 # %% auto #0
 __all__ = ['DATA_SOURCE', 'AGENT_NAME', 'FEEDBACK_TOKENS', 'ROLLOUT_NAME', 'ADAPTER', 'GATHER_S', 'PLUGIN', 'PLUGIN_MODULE',
@@ -43,21 +43,20 @@ def verl_row(task: Task, split: str, index: int, agent_name: str = AGENT_NAME) -
                 agent_name=agent_name)
 
 # %% ../nbs/16_verl.ipynb #e06ec096
-def curriculum_splits(procedural: int = 200, eval_tasks: int = 8, seed: int = 0, suite: bool = True,
+def curriculum_splits(procedural: int = 200, val_tasks: int = 8, seed: int = 0, suite: bool = True,
                       tasks: str = 'builtin,procedural') -> tuple[list[Task], list[Task]]:
-    "(train, val) tasks: the built-in trainer's pool for `tasks`, and its held-out compositions and problems."
-    from types import SimpleNamespace
-    pool, held = training_tasks(SimpleNamespace(tasks=tasks, procedural=procedural, suite=suite, seed=seed))
-    return pool, heldout_compositions(eval_tasks, seed) + held
+    "(train, val) tasks: the built-in trainer's pool for `tasks`, and its validation tasks."
+    cfg = GRPOConfig(tasks=tasks, procedural=procedural, suite=suite, seed=seed, val_tasks=val_tasks)
+    return training_tasks(cfg)[0], evaluation_tasks(cfg, 'val')
 
 # %% ../nbs/16_verl.ipynb #7567cc15
-def write_parquet(out_dir, procedural: int = 200, eval_tasks: int = 8, seed: int = 0, suite: bool = True,
+def write_parquet(out_dir, procedural: int = 200, val_tasks: int = 8, seed: int = 0, suite: bool = True,
                   agent_name: str = AGENT_NAME, tasks: str = 'builtin,procedural') -> dict[str, Path]:
     "Write `train.parquet` and `val.parquet` under `out_dir`; their paths by split."
     import pandas as pd
     out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
     paths = {}
-    for split, part in zip(('train', 'val'), curriculum_splits(procedural, eval_tasks, seed, suite, tasks)):
+    for split, part in zip(('train', 'val'), curriculum_splits(procedural, val_tasks, seed, suite, tasks)):
         rows = [verl_row(t, split, i, agent_name) for i, t in enumerate(part)]
         paths[split] = out_dir/f'{split}.parquet'
         pd.DataFrame(rows).to_parquet(paths[split], index=False)
@@ -620,7 +619,7 @@ def prepare_run(cfg, plan, model_path: str, tokenizer_path: str | None = None, o
                 eval_devices: list | None = None) -> list[str]:
     "Write the run's parquet files and agent-loop YAML under `out_dir` (default: the run's `verl_inputs/`); the overrides."
     out = Path(out_dir) if out_dir is not None else Path(cfg.output_dir)/'verl_inputs'
-    files = write_parquet(out, cfg.procedural, cfg.eval_tasks, cfg.seed, cfg.suite, tasks=cfg.tasks)
+    files = write_parquet(out, cfg.procedural, cfg.val_tasks, cfg.seed, cfg.suite, tasks=cfg.tasks)
     loop = agent_loop_yaml(out/'agent_loop.yaml', cfg.max_turns, cfg.threshold, cfg.reward_preset, cfg.max_new_tokens,
                            transcripts=Path(cfg.output_dir)/'transcripts.jsonl', eval_devices=eval_devices,
                            eval_workers=cfg.eval_workers)
@@ -769,7 +768,7 @@ def _finish(cfg, tok_dir, per_step: int) -> int:
     actor = latest_actor(out/'verl')
     if actor is None:
         print(f'cudarl-wb train --backend verl: verl saved no checkpoint under {out}/verl', file=sys.stderr); return 1
-    history, evals = verl_history(out/METRICS_FILE, out/'transcripts.jsonl', per_step, out/'evals'/'verl_val.jsonl', cfg.eval_tasks)
+    history, evals = verl_history(out/METRICS_FILE, out/'transcripts.jsonl', per_step, out/'evals'/'verl_val.jsonl', cfg.val_tasks)
     final = dict(config={**cfg.to_dict(), 'backend': 'verl'}, steps=history, evals=evals, actor=str(actor))
     hf = merge_actor(actor, actor.parent/'huggingface_merged')
     print(f'wrote {final_model(hf, tok_dir or hf, cfg, {"training_metrics.json": final})}')

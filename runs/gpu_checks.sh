@@ -36,11 +36,11 @@ for stage in "$@"; do case $stage in
   data)      run data_convert python3 bench/data_convert.py ;;
   reward)    run reward_gpu python3 bench/reward_gpu.py --out "$OUTDIR/reward_gpu.json" ;;
   grpo_smoke) run grpo_smoke python3 -m cudarl_wb.cli train --preset tiny --sft-budget 0 --num-episodes 16 --batch-size 1 --group-size 8 \
-                 --max-new-tokens 128 --eval-tasks 4 --output-dir runs/grpo_smoke ;;
+                 --max-new-tokens 128 --test-tasks 4 --output-dir runs/grpo_smoke ;;
   sft_small) run sft_small python3 runs/sft_gpu.py --out runs/sft_small --copy-to "$OUTDIR" ;;
   grpo_small)  # GRPO on the small preset from the SFT checkpoint the sft_small stage left (same warm machine)
              run grpo_small python3 -m cudarl_wb.cli train --preset small --generator-checkpoint runs/sft_small --output-dir runs/rl_small \
-                 --num-episodes 4000 --batch-size ${GRPO_BATCH:-4} --group-size 8 --eval-tasks ${GRPO_EVAL:-32} --eval-every ${GRPO_EVAL_EVERY:-6} \
+                 --num-episodes 4000 --batch-size ${GRPO_BATCH:-4} --group-size 8 --test-tasks ${GRPO_EVAL:-32} --eval-every ${GRPO_EVAL_EVERY:-6} \
                  --learning-rate ${GRPO_LR:-2e-5} --time-budget ${GRPO_BUDGET:-400} ${GRPO_EXTRA:-}
              cp -f runs/rl_small/final_model/training_metrics.json "$OUTDIR/grpo_small_metrics.json" 2>/dev/null
              cp -f runs/rl_small/training_curves.png "$OUTDIR/grpo_small_curves.png" 2>/dev/null ;;

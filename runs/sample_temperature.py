@@ -10,7 +10,7 @@ greedy answer: the same first answer, the same verdict, and how often it failed 
 
     python runs/sample_temperature.py CHECKPOINT [--tasks 20] [--samples 4] [--temperatures 1.0 0.8 0.6 0.4]
     python runs/sample_temperature.py CHECKPOINT --tasks 64 --samples 8 --max-turns 2 --workers 3   # small's evaluation
-    python runs/sample_temperature.py CHECKPOINT --split train --tasks 16 ...   # the first 16 tasks of a run's pool
+    python runs/sample_temperature.py CHECKPOINT --split rl --tasks 16 ...   # the first 16 tasks of a run's pool
 
 Prints a table and writes runs/sample_temperature/sample_temperature.json (or --json PATH).
 """
@@ -31,7 +31,7 @@ def main(argv=None):
     p.add_argument('--max-new-tokens', type=int, default=640)
     p.add_argument('--max-turns', type=int, default=1, help='turns an episode (1: the Generator alone)')
     p.add_argument('--seed', type=int, default=0, help="the tasks of a run with this seed")
-    p.add_argument('--split', default='heldout', choices=['heldout', 'train'],
+    p.add_argument('--split', default='test', choices=['test', 'val', 'rl'],
                    help="the run's held-out compositions, or the first of its training pool (what `--tasks procedural:N` trains on)")
     p.add_argument('--workers', type=int, default=1, help='sandbox workers a card')
     p.add_argument('--json', default=str(ROOT/'runs'/'sample_temperature'/'sample_temperature.json'))
@@ -40,12 +40,10 @@ def main(argv=None):
     from cudarl_wb.models import AgentModels
     from cudarl_wb.agents import Generator, Optimizer, Sampling, Tester
     from cudarl_wb.episode import run_episodes
-    from cudarl_wb.trainer import heldout_compositions
     from cudarl_wb.tasks import procedural_tasks
     device = 'cuda' if torch.cuda.is_available() else 'cpu'
     models = AgentModels.load(a.checkpoint, device=device, dtype=torch.float32 if device == 'cpu' else None, trainable=False)
-    held = (heldout_compositions(a.tasks, seed=a.seed) if a.split == 'heldout'     # what a run with this seed evaluates on
-            else procedural_tasks(a.tasks, seed=a.seed, split='train'))               # or trains on
+    held = procedural_tasks(a.tasks, seed=0 if a.split in ('val', 'test') else a.seed, split=a.split)   # what a run reports, chooses or trains on
     tasks, tier = [t.name for t in held], {t.name: t.tier for t in held}
     tester = Tester(workers_per_device=a.workers, timing='ratio')
     good = (lambda v: v.correct) if tester.mode == 'full' else (lambda v: v.compiled)

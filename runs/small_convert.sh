@@ -23,6 +23,6 @@ measure() {  # checkpoint, label: greedy and pass@SAMPLES at T 1.0, on the train
 measure "$OUTDIR/sft" before
 # shellcheck disable=SC2086  # EXTRA is words
 python3 -m cudarl_wb.cli train --preset "$PRESET" --generator-checkpoint "$OUTDIR/sft" --output-dir "$OUTDIR/rl" \
-  --tasks "procedural:$TASKS" --no-suite --eval-tasks "$HELD" --eval-every 4 --temperature 1.0 --reward-preset correctness \
+  --tasks "procedural:$TASKS" --no-suite --test-tasks "$HELD" --eval-every 4 --temperature 1.0 --reward-preset correctness \
   --run-budget "$BUDGET" ${EXTRA:-} 2>&1 | grep -E "^(training on|eval at|held-out|per step|the budget|cudarl-wb train:)"
 measure "$OUTDIR/rl/final_model" after

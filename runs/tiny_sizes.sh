@@ -3,7 +3,7 @@
 # from there? Warm starts of `tiny` at several sizes side by side on one GPU, then the README's GRPO run from each.
 #   bash runs/tiny_sizes.sh                     # one H100/H200, about 10 minutes
 #   SIZES="1200:400:2 24000:6000:16" bash runs/tiny_sizes.sh
-#   SIZES="240:20:2 480:20:4" OPT=4 TRAIN="--num-episodes 32 --eval-tasks 4" bash runs/tiny_sizes.sh   # the machinery on a CPU
+#   SIZES="240:20:2 480:20:4" OPT=4 TRAIN="--num-episodes 32 --test-tasks 4" bash runs/tiny_sizes.sh   # the machinery on a CPU
 # A size is EXAMPLES:STEPS:BATCH: Generator examples (elementwise, rowreduce and broadcast compositions 4:1:1), its
 # optimizer steps, and examples a step; the Optimizer takes the preset's 142 steps (or OPT). "1200:400:2" is the
 # preset's warm start on a CPU, "24000:6000:16" its warm start on a GPU. No time cap: each runs its steps. On a CPU

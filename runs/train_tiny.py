@@ -5,7 +5,7 @@ held-out set than the README's three-step command, so that a change of the greed
 the noise of a handful of tasks. Rewards are compile-only here (no GPU). With no --generator-checkpoint the
 run makes its own warm start first (230 s of SFT, as the README's command does).
 
-    python runs/train_tiny.py [--generator-checkpoint DIR] [--steps 20] [--eval-tasks 40] [--seed 0] [--out DIR]
+    python runs/train_tiny.py [--generator-checkpoint DIR] [--steps 20] [--test-tasks 128] [--seed 0] [--out DIR]
                               [--set learning_rate=2e-5 --set min_std=0.05 ...]
 
 Any `GRPOConfig` field can be set with `--set field=value` (repeatable; values read as Python literals), so
@@ -33,7 +33,7 @@ def main(argv=None):
     p.add_argument('--steps', type=int, default=20)
     p.add_argument('--batch-size', type=int, default=2)
     p.add_argument('--group-size', type=int, default=8)
-    p.add_argument('--eval-tasks', type=int, default=40)
+    p.add_argument('--test-tasks', type=int, default=128)
     p.add_argument('--eval-every', type=int, default=5)
     p.add_argument('--learning-rate', type=float, default=None, help="default: the trainer's for tiny (lr_for)")
     p.add_argument('--temperature', type=float, default=0.8)
@@ -52,7 +52,7 @@ def main(argv=None):
     bs, gs = over.get('batch_size', a.batch_size), over.get('group_size', a.group_size)
     cfg = GRPOConfig(**{**dict(preset='tiny', generator_checkpoint=a.generator_checkpoint, output_dir=str(out),
                                num_episodes=a.steps * bs * gs, batch_size=bs, group_size=gs, learning_rate=a.learning_rate,
-                               temperature=a.temperature, eval_tasks=a.eval_tasks, eval_every=a.eval_every,
+                               temperature=a.temperature, test_tasks=a.test_tasks, eval_every=a.eval_every,
                                start_tier=a.start_tier, seed=a.seed), **over})
     t0 = time.perf_counter()
     trainer = GRPOTrainer(cfg, device='cpu')
@@ -62,7 +62,7 @@ def main(argv=None):
     rows = [dict(step=e['step'], compile=pct(e['compile_rate']), first_turn=pct(e['first_compile_rate']),
                  tier0=pct(e.get('tier0_compile_rate')), tier1=pct(e.get('tier1_compile_rate')))
             for e in final['evals']]
-    print(f"\nheld-out compile rate, greedy, {a.eval_tasks} compositions, two turns [{trainer.mode}]:")
+    print(f"\nheld-out compile rate, greedy, {a.test_tasks} test tasks, two turns [{trainer.mode}]:")
     table(rows, ['step', 'compile', 'first_turn', 'tier0', 'tier1'])
     mean = lambda k: statistics.fmean(h[k] for h in final['steps'])
     split = {k: round(mean(k), 1) for k in ('step_s', 'rollout_s', 'evaluation_s', 'update_s')}

@@ -24,7 +24,7 @@ def test_train_holds_its_run_budget(tmp_path):
     "A run budget is the whole run's: the trainer stops taking steps in time for its last evaluation, and says so."
     out, budget = tmp_path/'rl', 40
     r = run('train', '--preset', 'tiny', '--sft-budget', '0', '--run-budget', str(budget), '--num-episodes', '10000',
-            '--batch-size', '1', '--group-size', '2', '--max-turns', '1', '--max-new-tokens', '48', '--eval-tasks', '2',
+            '--batch-size', '1', '--group-size', '2', '--max-turns', '1', '--max-new-tokens', '48', '--val-tasks', '1', '--test-tasks', '2',
             '--output-dir', str(out), '--no-plan')
     final = json.loads((out/'final_model'/'training_metrics.json').read_text())
     assert 'budget' in final['stopped'] and 0 < len(final['steps']) < 10000 // 2

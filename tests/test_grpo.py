@@ -5,7 +5,7 @@ import pytest
 import torch
 
 ARGS = ['--sft-budget', '0', '--batch-size', '1', '--group-size', '2', '--max-turns', '2', '--max-new-tokens', '24',
-        '--eval-tasks', '1', '--no-plan']
+        '--val-tasks', '1', '--test-tasks', '1', '--no-plan']
 
 
 def _train(out, *extra, wait=True):

@@ -17,12 +17,12 @@ def test_every_arrangement_spends_the_same_answers():
     import torch
     from cudarl_wb.agents import Generator, Optimizer, Sampling, Tester
     from cudarl_wb.sft import start_agents
-    from cudarl_wb.trainer import heldout_compositions
+    from cudarl_wb.tasks import procedural_tasks
     torch.set_num_threads(1)
     models = start_agents('tiny')                       # the random preset: no code, nothing passes, every turn runs
     s = Sampling(temperature=1.0, max_new_tokens=8)
     gen, opt, tester = Generator(models, sampling=s), Optimizer(models, sampling=s), Tester()
-    tasks = heldout_compositions(2)
+    tasks = procedural_tasks(2, split='test')
     rows = [turns_bench.spend(tasks, gen, opt, tester, 4, T, 0.8, 0) for T in (1, 2, 4)]
     assert [(r['turns'], r['group'], r['tasks']) for r in rows] == [(1, 4, 2), (2, 2, 2), (4, 1, 2)]
     assert [r['answers_per_task'] for r in rows] == [4.0, 4.0, 4.0]

@@ -58,26 +58,27 @@ def test_judging_hides_under_generation():
 
 @pytest.fixture(scope='module')
 def kernelbench(tmp_path_factory):
-    "Three small problem files in KernelBench's format: an elementwise op, a row reduction, a matmul."
+    "Three small problem files in KernelBench's format: an elementwise op and a row reduction (problems 5 and 40: the rl split), a matmul (2: test)."
     d = tmp_path_factory.mktemp('kb')/'level1'; d.mkdir()
     body = ("import torch\nimport torch.nn as nn\n\nclass Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n\n"
             "    def forward(self, {args}):\n        return {expr}\n\ndef get_inputs():\n    return [{inputs}]\n\n"
             "def get_init_inputs():\n    return []\n")
-    (d/'1_Square.py').write_text(body.format(args='x', expr='x * x', inputs='torch.rand(64, 256)'))
-    (d/'2_RowSum.py').write_text(body.format(args='x', expr='x.sum(dim=1)', inputs='torch.rand(64, 256)'))
-    (d/'3_Matmul.py').write_text(body.format(args='a, b', expr='a @ b', inputs='torch.rand(64, 32), torch.rand(32, 48)'))
+    (d/'5_Square.py').write_text(body.format(args='x', expr='x * x', inputs='torch.rand(64, 256)'))
+    (d/'40_RowSum.py').write_text(body.format(args='x', expr='x.sum(dim=1)', inputs='torch.rand(64, 256)'))
+    (d/'2_Matmul.py').write_text(body.format(args='a, b', expr='a @ b', inputs='torch.rand(64, 32), torch.rand(32, 48)'))
     return d.parent
 
 
 def test_train_on_kernelbench_problems_holds_one_out(kernelbench, tmp_path, capsys):
     cfg = GRPOConfig(tasks=f'kernelbench:{kernelbench}:1', output_dir=str(tmp_path/'rl'), sft_budget_s=0, num_episodes=2,
-                     batch_size=1, group_size=2, max_turns=1, max_new_tokens=16, eval_tasks=1)
-    pool, held = training_tasks(cfg)
-    assert (len(pool), len(held)) == (2, 1)
+                     batch_size=1, group_size=2, max_turns=1, max_new_tokens=16, val_tasks=1, test_tasks=1)
+    pool, fixed = training_tasks(cfg)
+    held = [t for t in fixed if t.extra['problem'] == 'kernelbench:1:2']
+    assert (len(pool), len(fixed), len(held)) == (2, 3, 1)
     trainer = GRPOTrainer(cfg, device='cpu')
     out = capsys.readouterr().out
-    assert 'training on 2 tasks (2 kernelbench)' in out and 'evaluating on 2 held-out' in out and 'no task in both' in out
-    assert held[0].name in trainer.eval_set and not set(trainer.eval_set) & {t.name for t in pool}
+    assert 'training on 2 tasks (2 kernelbench)' in out and 'reporting on 1 test tasks (1 kernelbench)' in out and 'no composition or problem in two' in out
+    assert trainer.test_set == [held[0].name] and not set(trainer.test_set + trainer.val_set) & {t.name for t in pool}
     tiers = trainer.curriculum.tasks_by_tier
     assert all(t.name in tiers[t.tier] for t in pool)                           # each at its own tier
     assert len({t.tier for t in pool + held}) >= 2
@@ -100,7 +101,7 @@ def test_pipelined_verdicts_equal_the_serial_ones_with_timings_in_the_window():
 def test_a_gpu_step_reports_memory_beside_the_plan(tmp_path):
     from cudarl_wb.gpu_planner import plan_training
     cfg = GRPOConfig(output_dir=str(tmp_path/'rl'), sft_budget_s=0, num_episodes=4, batch_size=2, group_size=2, max_turns=1,
-                     max_new_tokens=64, eval_tasks=1, procedural=20)
+                     max_new_tokens=64, val_tasks=1, test_tasks=1, procedural=20)
     trainer = GRPOTrainer(cfg, device='cuda')
     trainer.plan = plan_training('tiny', rollout_batch=2, group_size=2, seq_len=1024 + 64, lora=False)
     m = trainer.train_step()
@@ -126,7 +127,7 @@ def test_the_first_turn_samples_what_the_serial_step_samples():
 @cuda
 def test_steps_in_a_row_begin_the_next_ones_first_turn(tmp_path):
     cfg = GRPOConfig(output_dir=str(tmp_path/'rl'), sft_budget_s=0, num_episodes=12, batch_size=2, group_size=2, max_turns=2,
-                     max_new_tokens=64, eval_tasks=1, procedural=20)
+                     max_new_tokens=64, val_tasks=1, test_tasks=1, procedural=20)
     trainer = GRPOTrainer(cfg, device='cuda')
     ms, drawn = [], []
     for _ in range(cfg.steps):

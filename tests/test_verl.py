@@ -16,7 +16,7 @@ def in_own_loop(coro):
 
 
 def test_rows_and_splits_without_verl():
-    train, val = curriculum_splits(procedural=4, eval_tasks=2)
+    train, val = curriculum_splits(procedural=4, val_tasks=2)
     assert not {t.name for t in train} & {t.name for t in val}
     r = verl_row(val[0], 'val', 0)
     assert r['reward_model']['ground_truth'] == val[0].name and r['agent_name'] == AGENT_NAME
@@ -26,7 +26,7 @@ def test_rows_and_splits_without_verl():
 
 @pytest.fixture(scope='module')
 def data(tmp_path_factory):
-    return write_parquet(tmp_path_factory.mktemp('verl')/'data', procedural=4, eval_tasks=2)
+    return write_parquet(tmp_path_factory.mktemp('verl')/'data', procedural=4, val_tasks=2)
 
 
 @needs_verl
@@ -35,7 +35,7 @@ def test_rlhf_dataset_reads_our_parquet(data, tmp_path):
     from verl.utils.dataset.rl_dataset import RLHFDataset
     from cudarl_wb.models import load_tokenizer
     ds = RLHFDataset(str(data['train']), load_tokenizer(), OmegaConf.create(dict(max_prompt_length=1024, cache_dir=str(tmp_path))))
-    train, _ = curriculum_splits(procedural=4, eval_tasks=2)
+    train, _ = curriculum_splits(procedural=4, val_tasks=2)
     assert len(ds) == len(train)
     row = ds[len(ds) - 1]
     assert row['raw_prompt'][-1]['role'] == 'user' and row['agent_name'] == AGENT_NAME
@@ -125,7 +125,7 @@ def test_main_ppo_parses_the_prepared_overrides(tmp_path):
     from cudarl_wb.trainer import GRPOConfig
     from cudarl_wb.verl_backend import prepare_run, main_ppo_command
     model = 'Qwen/Qwen2.5-Coder-1.5B-Instruct'
-    run = GRPOConfig(batch_size=3, group_size=4, max_turns=3, procedural=4, eval_tasks=2, beta=0.0, output_dir=str(tmp_path/'run'))
+    run = GRPOConfig(batch_size=3, group_size=4, max_turns=3, procedural=4, val_tasks=2, beta=0.0, output_dir=str(tmp_path/'run'))
     ov = prepare_run(run, plan_training(model, '4xH100-80GB', lora=False, rollout_batch=3, group_size=4, seq_len=4096), model)
     p = subprocess.run(main_ppo_command(ov) + ['--cfg', 'job'], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-2000:]
