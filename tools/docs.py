@@ -3,7 +3,8 @@
     python tools/docs.py               # execute the notebooks (their tests), then build _docs/
     python tools/docs.py execute       # run nbdev-test on a copy of the project, saving every output
     python tools/docs.py build         # pages from the executed copy (or, without one, unexecuted)
-    python tools/docs.py check         # every page in Chromium: errors, requests, images, widgets, search
+    python tools/docs.py check         # every page in Chromium: errors, requests, images, widgets, search,
+                                       # header, layout; screenshots in _docs_screenshots/ (not published)
 
 The site is Sphinx with MyST-NB and the Furo theme, fed by nbdev's own processing step (`proc_nbs`:
 export cells dropped, `show_doc` run, names linked). Quarto, which nbdev's `nbdev-docs` calls, cannot be
@@ -79,12 +80,12 @@ def _cuda_cells(nb_path: Path) -> set:
 
 
 def _frontmatter(src: str) -> dict:
-    out = {}
-    for line in src.strip().strip('-').splitlines():
-        if ':' in line and not line.startswith(' '):
-            k, v = line.split(':', 1); out[k.strip()] = v.strip().strip("'\"")
-        elif line.startswith(' ') and out: out[list(out)[-1]] += ' ' + line.strip().strip("'\"")
-    return out
+    """The page's front matter, which nbdev writes with `yaml.dump`: read back as YAML, so that escapes
+    (`\\u2192` for →) and folded lines (a `\\` at a line's end) come out as the text the notebook holds."""
+    import yaml
+    m = re.match(r'\s*---\s*\n(.*?)\n---\s*$', src, re.S)
+    fm = yaml.safe_load(m.group(1) if m else src.strip().strip('-')) or {}
+    return {str(k): ' '.join(str(v).split()) if isinstance(v, str) else v for k, v in fm.items()} if isinstance(fm, dict) else {}
 
 
 _PATHS = None
@@ -238,8 +239,19 @@ MATHJAX_HUB = """(function () {
 
 FAVICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#76b900"/></svg>'
 
+# Outputs stay inside the content column: a wide table (a DataFrame's) or text output scrolls sideways in
+# its own box instead of running under the sidebar. In an HTML widget, ipywidgets sets the line height to
+# a control's height (28px, to line labels up with buttons), which double-spaces any code, table or list
+# in it; those get a text line height back.
 CSS = '''.cell_output img { max-width: 100%; height: auto; }
+.cell_output { max-width: 100%; }
+.cell_output > .output, .cell_output .output_html, .cell_output .text_html { max-width: 100%; overflow-x: auto; }
 .cell_output .widget-area, .cell_output .jupyter-widgets { overflow-x: auto; }
+.widget-html-content pre, .widget-html-content table, .widget-html-content ul, .widget-html-content ol,
+.widget-html-content details, .widget-html-content blockquote,
+.jupyter-widget-html-content pre, .jupyter-widget-html-content table, .jupyter-widget-html-content ul,
+.jupyter-widget-html-content ol, .jupyter-widget-html-content details,
+.jupyter-widget-html-content blockquote { line-height: 1.45; }
 '''
 
 
@@ -312,13 +324,14 @@ def main(argv=None) -> int:
     p.add_argument('--flags', default='', help='nbdev-test flags to run too (e.g. "cuda" on a GPU machine)')
     p.add_argument('--n-workers', type=int, default=2)
     p.add_argument('--only', default='', help='build only the notebooks whose file name matches this regex')
+    p.add_argument('--screenshots', default=None, help="the check's screenshots (default: _docs_screenshots, beside the site)")
     a = p.parse_args(argv)
     if a.step in ('all', 'execute'): execute(a.n_workers, a.flags, a.only)
     if a.step in ('all', 'build'): build(only=a.only)
     if a.step in ('all', 'check'):
         sys.path.insert(0, str(ROOT/'tools'))
         from docs_check import check
-        return check(SITE)
+        return check(SITE, a.screenshots)
     return 0
 
 
