@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from .core import *
 from .tasks import Task, TASKS, get_task, procedural_tasks
+from .stats import summary
 
 # %% auto #0
 __all__ = ['FAST_PS', 'TaskResult', 'fast_p', 'geomean_speedup', 'summarize', 'by_group', 'evaluate_kernels', 'evaluate_model',
@@ -29,6 +30,8 @@ class TaskResult(Record):
     turns: int = 0
     source: str = ''                      # the model, or the kernel file
     seconds: float = 0.0
+    samples: int = 0                      # sampled episodes of the task (more than one: pass@k can be read)
+    samples_correct: int = 0
 
     @property
     def correct(self) -> bool: return self.verdict is Verdict.CORRECT
@@ -59,6 +62,10 @@ def summarize(results: list[TaskResult]) -> dict:
     for p in FAST_PS: out[f'fast_{p:g}'] = fast_p(results, p)
     out['fast_1_compile'] = fast_p(results, 1.0, over='compile')
     out['geomean_eager'], out['geomean_compile'] = geomean_speedup(results), geomean_speedup(results, 'compile')
+    st = summary([dict(task=r.task, compiled=r.verdict.compiled, correct=r.correct, speedup=r.speedup_eager,
+                       **(dict(samples=r.samples, samples_correct=r.samples_correct) if r.samples else {})) for r in results])
+    out.update({'fast_0_lo': st['lo'], 'fast_0_hi': st['hi'], 'geomean_lo': st['geomean_lo'], 'geomean_hi': st['geomean_hi'],
+                'pass@1': st['pass@1'], 'pass@8': st['pass@8']})
     return out
 
 # %% ../nbs/15_evaluate.ipynb #7891a2b6
@@ -130,6 +137,7 @@ def evaluate_model(model, tasks: list[Task], out, turns: int = 2, samples: int =
             if best is None: continue
             secs = sum(sum(x.seconds.values()) for ep in eps for x in ep.turns)
             r = _result(t, best.best.report, str(model), len(best.turns), secs)
+            if samples > 1: r.samples, r.samples_correct = len(eps), sum(bool(ep.turns) and ep.best.report.verdict.correct for ep in eps)
             with open(out/'results.jsonl', 'a') as f: f.write(r.to_json() + '\n')
             done[t.name] = r
     finally:
@@ -166,7 +174,7 @@ def plot(results: list[TaskResult], label: str = '', ax=None):
 @dataclass
 class EvalConfig:
     "What `cudarl-wb evaluate` runs."
-    tasks: str = option('builtin', 'task set: builtin, tier:K, procedural:N, heldout:N, kernelbench:PATH[:LEVELS], joined with , or +')
+    tasks: str = option('builtin', 'task set: builtin, tier:K, procedural:N, val:N, test:N, kernelbench:PATH[:LEVELS], joined with , or +')
     turns: int = option(2, 'turns per episode (1: single shot)')
     samples: int = option(1, 'episodes per task (1: greedy)')
     kernels: str | None = option(None, 'judge the kernel files of this folder instead of a model')
