@@ -25,7 +25,7 @@ __all__ = ['GUARD_BYTES', 'LAUNCH_ERROR_HELPER', 'TIMING_MODES', 'TRIAL_PLAN', '
            'resolve_devices', 'DeviceLock', 'Evaluator', 'library_sha256', 'library_versions', 'reference_key',
            'reference_entry', 'read_entry', 'reference_compile_job', 'seconds_breakdown', 'judging_breakdown',
            'roofline', 'compile_only', 'summarize', 'evaluate', 'plot_roofline', 'c_candidate', 'evaluation_devices',
-           'eval_request', 'serve_evaluator', 'shared_request', 'serve_shared', 'SharedEvaluator']
+           'eval_refusal', 'eval_request', 'serve_evaluator', 'shared_request', 'serve_shared', 'SharedEvaluator']
 
 # %% ../nbs/06_benchmarker.ipynb #30faeef6
 def unit_roundoff(dtype) -> float:
@@ -1649,19 +1649,25 @@ def _open_evaluator(evaluators: dict, opts: EvalOptions) -> Evaluator:
         return ev
 
 # %% ../nbs/06_benchmarker.ipynb #86e4f32e
+def eval_refusal(req: dict) -> dict | None:
+    "{'code': 2, 'error'} for a request with no such task or file; None for one that can be judged."
+    try: get_task(req['task'])
+    except KeyError as e: return dict(code=2, error=str(e.args[0]))
+    if not Path(req['file']).is_file(): return dict(code=2, error=f"no such file {req['file']}")
+    return None
+
+# %% ../nbs/06_benchmarker.ipynb #acae1d04
 def eval_request(req: dict, evaluators: dict | None = None) -> dict:
     "Judge `cudarl-wb eval`'s request: {'code': exit status, 'json': the result} or {'code', 'error'}."
-    try: task = get_task(req['task'])
-    except KeyError as e: return dict(code=1, error=str(e.args[0]))
-    path = Path(req['file'])
-    if not path.is_file(): return dict(code=1, error=f'no such file {path}')
+    if (refused := eval_refusal(req)) is not None: return refused
+    task, path = get_task(req['task']), Path(req['file'])
     opts = EvalOptions(**(req.get('options') or {}))
     keep = evaluators is not None and opts.reference_cache
     ev = _open_evaluator(evaluators, opts) if keep else opts.evaluator()
     try: r = _judge_file(ev, task, path, bool(req.get('time_it', True)))
     finally:
         if not keep: ev.close()
-    return dict(code=0 if r.correct else 1, json=r.to_json(indent=2, default=str))
+    return dict(code=0 if r.correct or r.verdict is Verdict.COMPILED else 1, json=r.to_json(indent=2, default=str))
 
 # %% ../nbs/06_benchmarker.ipynb #d7bb6c15
 def serve_evaluator(path, idle_timeout: float = 600.0) -> str:

@@ -6,12 +6,13 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/cli.html.md"""
 
 # %% ../nbs/17_cli.ipynb #5fdd0706
 from __future__ import annotations
-import argparse, importlib, json, os, platform, sys, time
+import argparse, importlib, json, os, platform, re, sys, time
 from pathlib import Path
+from .core import progress_lines
 
 # %% auto #0
-__all__ = ['COMMANDS', 'OPTIONAL_STACKS', 'SERVER_SILENCE', 'build_parser', 'main', 'machine_info', 'info_args', 'info_command',
-           'eval_args', 'eval_command']
+__all__ = ['COMMANDS', 'OPTIONAL_STACKS', 'EVAL_EXIT', 'SERVER_SILENCE', 'COMPILE_ONLY', 'build_parser', 'main', 'machine_info',
+           'info_args', 'info_command', 'eval_args', 'eval_command']
 
 # %% ../nbs/17_cli.ipynb #7d1284f3
 COMMANDS = {  # name: (module, one-line help)
@@ -40,11 +41,18 @@ def _load(name):
         raise SystemExit(f'cudarl-wb {name}: needs the package {e.name!r}; install it and retry')
     return getattr(mod, f'{name}_args'), getattr(mod, f'{name}_command')
 
+# %% ../nbs/17_cli.ipynb #bbc32b90
+class _Parser(argparse.ArgumentParser):
+    "An ArgumentParser whose errors are one line; its subcommands' parsers are of this kind too."
+    def error(self, message):
+        m = re.fullmatch(r'argument (\S+): (must be .*)', message, re.S)      # a range check: the flag, then what it must be
+        self.exit(2, f'{self.prog}: {" ".join(m.groups()) if m else message} (see {self.prog} --help)\n')
+
 # %% ../nbs/17_cli.ipynb #6366efbe
 def build_parser(command: str | None = None, defaults: dict | None = None) -> argparse.ArgumentParser:
     "The top-level parser; with `command`, that subcommand's arguments are declared too (with `defaults` over their own)."
     from cudarl_wb import __version__
-    p = argparse.ArgumentParser(prog='cudarl-wb', description='Multi-turn RL of LLMs that write CUDA kernels.')
+    p = _Parser(prog='cudarl-wb', description='Multi-turn RL of LLMs that write CUDA kernels.')
     p.add_argument('--version', action='version', version=f'cudarl-wb {__version__}')
     sub = p.add_subparsers(dest='command', metavar='COMMAND')
     for name, (_, help_) in COMMANDS.items():
@@ -57,6 +65,7 @@ def build_parser(command: str | None = None, defaults: dict | None = None) -> ar
 # %% ../nbs/17_cli.ipynb #aa6d2135
 def main(argv: list[str] | None = None) -> int:
     "Entry point of the `cudarl-wb` console script."
+    if argv is None: progress_lines()     # the command itself, not a call from Python: bars in a log are lines
     argv = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in argv if not a.startswith('-')), None)
     if command not in COMMANDS: command = None
@@ -130,9 +139,14 @@ def info_command(args) -> int:
     return 0
 
 # %% ../nbs/17_cli.ipynb #4ea93578
+EVAL_EXIT = ('exit status: 0 correct, or compiled where no GPU can run it (compile-only: the static checks and the '
+             'build passed, correctness and speed unchecked); 1 wrong, crashed, timed out, refused or did not compile; '
+             '2 usage error (no such task or file, an option out of range)')
+
 def eval_args(p):
-    from cudarl_wb.core import add_options
+    from cudarl_wb.core import add_options, bounded
     from cudarl_wb.sandbox import EvalOptions
+    p.epilog = EVAL_EXIT
     p.add_argument('file', nargs='?', help='CUDA source or a model answer (read as text, built here)')
     p.add_argument('--task', help='task name (see `cudarl-wb tasks`)')
     p.add_argument('--json', action='store_true', help='print the BenchResult as JSON')
@@ -140,7 +154,7 @@ def eval_args(p):
     p.add_argument('--profile', action='store_true', help='also print where the seconds went (always in the JSON)')
     p.add_argument('--no-server', action='store_true', help='judge in this process, not in the evaluator server')
     p.add_argument('--stop-server', action='store_true', help="stop this cache folder's evaluator servers and exit")
-    p.add_argument('--server-idle', type=float, default=600.0, help='seconds a server started here waits for the next request (default: 600)')
+    p.add_argument('--server-idle', type=bounded(float, gt=0), default=600.0, help='seconds a server started here waits for the next request (default: 600)')
     add_options(p, EvalOptions)
 
 # %% ../nbs/17_cli.ipynb #4eec5231
@@ -168,6 +182,8 @@ def _via_server(req: dict, idle: float, prof: dict) -> dict | None:
         except ServerGone as e:
             if e.connected and attempt: return _bypass('the evaluator server ended twice while judging this file')
             if e.connected: print('cudarl-wb eval: the evaluator server ended while judging; starting a new one', file=sys.stderr)
+        from cudarl_wb.benchmarker import eval_refusal      # torch and the tasks: only where a server must start anyway
+        if (refused := eval_refusal(req)) is not None: return refused
         try: prof['server_start'] = prof.get('server_start', 0.0) + start_server(path, _server_argv(path, idle))
         except (ServerGone, TimeoutError, OSError) as e:
             return _bypass(f'the evaluator server did not start ({(str(e).strip().splitlines() or [type(e).__name__])[-1]})')
@@ -226,13 +242,18 @@ def _print_profile(r, wall: float | None = None, prof: dict | None = None):
     Console().print(t)
 
 # %% ../nbs/17_cli.ipynb #0c95b19b
+COMPILE_ONLY = ('compile-only: the static checks and the nvcc build passed; correctness and speed were not checked '
+                '(no GPU here, nothing was run); exit status 0')
+
 def _answer(args, reply: dict, prof: dict, t0: float) -> int:
     if 'json' not in reply:
         print(f"cudarl-wb eval: {reply.get('error', reply)}", file=sys.stderr); return int(reply.get('code', 1))
-    from cudarl_wb.core import BenchResult
+    from cudarl_wb.core import BenchResult, Verdict
     r = BenchResult.from_json(reply['json'])
     if args.json: print(reply['json'])
     else: _print_result(args.task, r)
+    if r.verdict is Verdict.COMPILED:       # what a pass means here: say it on stderr under --json, where stdout is the JSON
+        print(f'cudarl-wb eval: {COMPILE_ONLY}', file=sys.stderr if args.json else sys.stdout)
     if args.profile and not args.json: _print_profile(r, time.perf_counter() - t0 + prof.get('start', 0.0), prof)
     return int(reply['code'])
 
@@ -245,7 +266,7 @@ def eval_command(args) -> int:
         print('cudarl-wb eval: a FILE and --task are needed (or --stop-server)', file=sys.stderr); return 2
     path = Path(args.file)
     if not path.is_file():
-        print(f'cudarl-wb eval: no such file {path}', file=sys.stderr); return 1
+        print(f'cudarl-wb eval: no such file {path}', file=sys.stderr); return 2
     from dataclasses import asdict
     from cudarl_wb.core import from_options
     from cudarl_wb.sandbox import EvalOptions

@@ -6,7 +6,7 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/core.html.md"""
 
 # %% ../nbs/00_core.ipynb #ed3c2d2b
 from __future__ import annotations
-import dataclasses, enum, hashlib, json, os, random, re, shutil, subprocess, tempfile, time, typing
+import argparse, dataclasses, enum, hashlib, json, math, operator, os, random, re, shutil, subprocess, sys, tempfile, time, typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from functools import lru_cache
@@ -16,8 +16,9 @@ from contextlib import contextmanager
 __all__ = ['Verdict', 'Record', 'KernelResources', 'Diagnostic', 'StaticIssue', 'CompileResult', 'ShapeCheck', 'BenchResult',
            'atomic_write', 'atomic_write_json', 'restore_dir', 'atomic_dir', 'ProcResult', 'safe_text', 'run_capped',
            'cache_dir', 'assets_dir', 'nvcc_path', 'nvcc_version', 'cuda_available', 'seed_everything', 'torch_threads',
-           'available_cores', 'release_host_memory', 'host_peak', 'content_hash', 'file_sha256', 'option',
-           'add_options', 'from_options', 'skip_gpu_cells', 'blank_comments', 'save_widget_state']
+           'available_cores', 'release_host_memory', 'host_peak', 'content_hash', 'file_sha256', 'option', 'bounded',
+           'option_bounds', 'add_options', 'from_options', 'LineStream', 'progress_lines', 'skip_gpu_cells',
+           'blank_comments', 'save_widget_state']
 
 # %% ../nbs/00_core.ipynb #82fbd8ad
 class Verdict(str, enum.Enum):
@@ -400,9 +401,9 @@ def file_sha256(path) -> str:
     return h.hexdigest()
 
 # %% ../nbs/00_core.ipynb #f0fa4a57
-def option(default=None, help: str = '', flag: str | None = None, choices=None):
-    "A dataclass field that is also a command-line option: its default, help, and flag name if not `--field-name`."
-    return field(default=default, metadata=dict(help=help, flag=flag, choices=choices))
+def option(default=None, help: str = '', flag: str | None = None, choices=None, ge=None, gt=None, le=None, lt=None):
+    "A dataclass field that is also a command-line option: its default, help, flag name if not `--field-name`, and range."
+    return field(default=default, metadata=dict(help=help, flag=flag, choices=choices, ge=ge, gt=gt, le=le, lt=lt))
 
 # %% ../nbs/00_core.ipynb #fc3b080c
 def _option_type(tp):
@@ -410,6 +411,27 @@ def _option_type(tp):
     return args[0] if args and typing.get_origin(tp) is not list else tp
 
 # %% ../nbs/00_core.ipynb #4b649870
+_RANGE = {'ge': ('>=', operator.ge), 'gt': ('>', operator.gt), 'le': ('<=', operator.le), 'lt': ('<', operator.lt)}
+
+def bounded(tp=float, **bounds):
+    "An argparse `type=`: `tp(text)`, refused outside `bounds` (ge, gt, le, lt) with a one-line reason; a float must be finite."
+    bounds = {k: b for k, b in bounds.items() if b is not None}
+    if set(bounds) - set(_RANGE): raise TypeError(f'unknown bounds {sorted(set(bounds) - set(_RANGE))}: use ge, gt, le, lt')
+    def read(text):
+        v = tp(text)                # a ValueError here is argparse's own 'invalid int value'
+        if isinstance(v, float) and not math.isfinite(v): raise argparse.ArgumentTypeError(f'must be a finite number, got {text}')
+        if not all(_RANGE[k][1](v, b) for k, b in bounds.items()):
+            raise argparse.ArgumentTypeError('must be ' + ' and '.join(f'{_RANGE[k][0]} {b:g}' for k, b in bounds.items()) + f', got {text}')
+        return v
+    read.__name__, read.bounds = tp.__name__, bounds
+    return read
+
+# %% ../nbs/00_core.ipynb #fc5023d9
+def option_bounds(f: dataclasses.Field) -> dict:
+    "The range of a numeric option field: its own `ge`/`gt`/`le`/`lt`, else not negative."
+    return {k: f.metadata[k] for k in _RANGE if f.metadata.get(k) is not None} or {'ge': 0}
+
+# %% ../nbs/00_core.ipynb #b52ae4db
 def add_options(p, cls, skip=()):
     "Declare one argparse option on `p` for each field of the dataclass `cls` (but those in `skip`)."
     hints = typing.get_type_hints(cls)
@@ -425,7 +447,7 @@ def add_options(p, cls, skip=()):
         flag = md.get('flag') or '--' + f.name.replace('_', '-')
         kw = dict(dest=f.name, default=d, help=f'{help_} (default: %(default)s)' if help_ else None)
         if md.get('choices'): kw['choices'] = md['choices']
-        if tp in (int, float): kw['type'] = tp
+        if tp in (int, float): kw['type'] = bounded(tp, **option_bounds(f))
         p.add_argument(flag, **kw)
     return p
 
@@ -434,6 +456,34 @@ def from_options(cls, args, **extra):
     "The `cls` configuration the parsed `args` describe; `extra` overrides fields."
     names = {f.name for f in dataclasses.fields(cls)}
     return cls(**{**{k: v for k, v in vars(args).items() if k in names}, **extra})
+
+# %% ../nbs/00_core.ipynb #118a28d6
+class LineStream:
+    "A text stream over `stream` in which a carriage return ends the line: each redraw of a progress bar becomes a line."
+    def __init__(self, stream): self.stream, self._col, self._pad = stream, 0, ''
+    def write(self, s: str) -> int:
+        out = []
+        for part in re.split(r'([\r\n])', s):
+            if part in ('\r', '\n'):
+                if part == '\n' or self._col: out.append('\n')
+                self._col, self._pad = 0, ''          # trailing blanks (tqdm's padding) are dropped
+            elif part:
+                body = part.rstrip(' ')
+                if body: out.append(self._pad + body); self._col += len(self._pad) + len(body); self._pad = ''
+                self._pad += part[len(body):]
+        self.stream.write(''.join(out))
+        return len(s)
+    def isatty(self) -> bool: return False
+    def __getattr__(self, name): return getattr(self.stream, name)
+
+# %% ../nbs/00_core.ipynb #f3b7c057
+def progress_lines(interval: float = 60.0) -> bool:
+    "Where stderr is a file or a pipe: tqdm redraws every `interval` s (bars made after this), each redraw a line. True when set."
+    err = sys.stderr
+    if err is None or isinstance(err, LineStream) or (hasattr(err, 'isatty') and err.isatty()): return False
+    for k in ('TQDM_MININTERVAL', 'TQDM_MAXINTERVAL'): os.environ.setdefault(k, str(interval))   # read when tqdm is imported
+    sys.stderr = LineStream(err)
+    return True
 
 # %% ../nbs/00_core.ipynb #ed67030e
 def _needs_gpu(lines) -> bool:

@@ -1737,8 +1737,8 @@ def load_manifest(path) -> list[Task]:
 @dataclass
 class ConvertOptions:
     "How KernelBench problems are converted."
-    max_elements: int = option(1 << 24, 'largest shape run on the CPU (elements)')
-    timeout: float = option(60.0, 'seconds per problem')
+    max_elements: int = option(1 << 24, 'largest shape run on the CPU (elements)', ge=1)
+    timeout: float = option(60.0, 'seconds per problem', gt=0)
 
 @dataclass
 class ArchiveOptions:
@@ -1760,11 +1760,11 @@ def data_args(p):
     sub = p.add_subparsers(dest='source', metavar='SOURCE', required=True)
     kb = sub.add_parser('kernelbench', help='convert a folder of KernelBench problem files into tasks')
     kb.add_argument('path'); kb.add_argument('--out', required=True)
-    kb.add_argument('--level', type=int, action='append', help='only this level (repeatable)')
+    kb.add_argument('--level', type=bounded(int, ge=1), action='append', help='only this level (repeatable)')
     add_options(kb, ConvertOptions)
     sk = sub.add_parser('sakana', help='SFT pairs from the SakanaAI AI-CUDA-Engineer archive (Hub name or parquet folder)')
     sk.add_argument('path'); sk.add_argument('--out', required=True)
-    sk.add_argument('--level', type=int, action='append'); sk.add_argument('--op', action='append', help='op name substring (repeatable)')
+    sk.add_argument('--level', type=bounded(int, ge=1), action='append'); sk.add_argument('--op', action='append', help='op name substring (repeatable)')
     add_options(sk, ArchiveOptions); add_options(sk, ConvertOptions, skip=('max_elements',))
     sf = sub.add_parser('sft', help='the built-in SFT pairs (suite, variations, procedural tasks)')
     sf.add_argument('--out', required=True)

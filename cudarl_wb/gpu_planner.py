@@ -505,12 +505,12 @@ class PlanConfig(Record):
     dtype: str = option('auto', 'training dtype: bf16 where every card has it, else fp16; fp32 on the CPU',
                         choices=['auto', 'bf16', 'fp16', 'fp32'])
     lora: bool = True                # False: full fine-tuning of both agents (--full-finetune)
-    lora_rank: int = option(16, 'rank of the LoRA adapters')
+    lora_rank: int = option(16, 'rank of the LoRA adapters', ge=1)
     quant: str = option('none', 'frozen base in 8-bit or 4-bit (LoRA only)', choices=list(QUANT_BYTES))
-    rollout_batch: int = option(8, 'tasks per step')
-    group_size: int = option(8, 'GRPO samples per task')
-    seq_len: int = option(4096, 'tokens of prompt and all turns')
-    micro_batch: int = option(1, 'sequences per learner forward/backward')
+    rollout_batch: int = option(8, 'tasks per step', ge=1)
+    group_size: int = option(8, 'GRPO samples per task', ge=1)
+    seq_len: int = option(4096, 'tokens of prompt and all turns', ge=1)
+    micro_batch: int = option(1, 'sequences per learner forward/backward', ge=1)
     engine: str = option('auto', "rollout engine (ours: our engine as a server beside each of verl's FSDP ranks, verl's --rollout cudarl)",
                          choices=['auto', 'vllm', 'hf', 'ours'])
     evaluator_gib: float | None = None   # a benchmark card's worker buffers, contexts aside (None: `evaluator_loads`)
@@ -1312,7 +1312,7 @@ def plan_args(p: argparse.ArgumentParser):
                                   "(default: this machine's GPUs)")
     g = p.add_mutually_exclusive_group()
     g.add_argument('--model', help=f'Hub name, short name or local folder with config.json (default: {DEFAULT_MODEL})')
-    g.add_argument('--model-params', type=float, help='parameter count instead of a model, e.g. 7e9')
+    g.add_argument('--model-params', type=bounded(float, gt=0), help='parameter count instead of a model, e.g. 7e9')
     add_options(p, PlanConfig, skip=('lora', 'evaluator_gib', 'gradient_checkpointing', 'timing_gib', 'evaluator_workers'))
     ft = p.add_mutually_exclusive_group()   # two flags for one field: add_options would make it --no-lora
     ft.add_argument('--lora', dest='lora', action='store_true', default=True, help='LoRA adapters over a frozen base (default)')

@@ -1049,7 +1049,7 @@ def adapt_copies(self: AgentModels, lora: LoraSettings | None = None, seed: int 
 @dataclass
 class TokenizerTraining(Record):
     "How `retrain-tokenizer` trains the tokenizer: the vocabulary asked for, where to write, and the corpus."
-    vocab_size: int = option(4096, 'tokens to ask for (BPE may stop earlier)')
+    vocab_size: int = option(4096, 'tokens to ask for (BPE may stop earlier)', ge=256 + len(SPECIAL_TOKENS))
     out: str | None = option(None, 'folder to write; none: the shipped one in the package')
     procedural: int = option(500, 'procedural tasks to include (train split)')
     seed: int = option(0, 'seed of the corpus')

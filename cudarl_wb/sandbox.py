@@ -1028,8 +1028,8 @@ def stop_servers(names=('eval', 'judge'), wait: float = 10.0) -> list[int]:
 class EvalOptions:
     "How `cudarl-wb eval` sets up its `Evaluator`."
     device: str | None = option(None, "a GPU index, or 'cpu'; when not given, every GPU")
-    timeout: float = option(10.0, 'seconds one call of the candidate may take')
-    trials: int = option(5, 'correctness trials per shape')
+    timeout: float = option(10.0, 'seconds one call of the candidate may take', gt=0)
+    trials: int = option(5, 'correctness trials per shape', ge=1)
     reference_cache: bool = option(True, 'time the references again instead of reading their times from the cache')
 
 # %% ../nbs/05_sandbox.ipynb #fb438368
