@@ -175,8 +175,8 @@ def plot(results: list[TaskResult], label: str = '', ax=None):
 class EvalConfig:
     "What `cudarl-wb evaluate` runs."
     tasks: str = option('builtin', 'task set: builtin, tier:K, procedural:N, val:N, test:N, kernelbench:PATH[:LEVELS], joined with , or +')
-    turns: int = option(2, 'turns per episode (1: single shot)')
-    samples: int = option(1, 'episodes per task (1: greedy)')
+    turns: int = option(2, 'turns per episode (1: single shot)', ge=1)
+    samples: int = option(1, 'episodes per task (1: greedy)', ge=1)
     kernels: str | None = option(None, 'judge the kernel files of this folder instead of a model')
     out: str = option('evals', 'folder for results.jsonl, transcripts, summary.json and the figure')
     seed: int = option(0, 'random seed (the held-out set and sampling)')
