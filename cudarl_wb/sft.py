@@ -1055,7 +1055,7 @@ def master_dtype(device, whole: bool) -> torch.dtype | None:
 class WarmStartError(RuntimeError):
     "A warm start too weak to train RL from."
 
-MIN_WARM_COMPILE = 0.3   # the held-out compile rate under which a warm start is refused (see above)
+MIN_WARM_COMPILE = 0.2   # the validation compile rate under which a warm start is refused (see above)
 
 def check_warm_start(folder, min_compile: float | None = MIN_WARM_COMPILE) -> dict:
     "The held-out Generator rates of the warm start in `folder`; `WarmStartError` when it compiles under `min_compile` (None or 0: no check)."
@@ -1064,7 +1064,7 @@ def check_warm_start(folder, min_compile: float | None = MIN_WARM_COMPILE) -> di
     if not min_compile or g.get('compile') is None or g['compile'] >= min_compile: return g
     t, load = m.get('train', {}).get('generator', {}), (m.get('load_average') or {}).get('start')
     raise WarmStartError(
-        f"the warm start in {folder} is not usable for RL: its Generator compiles {g['compile']:.0%} of {g['n']} held-out tasks "
+        f"the warm start in {folder} is not usable for RL: its Generator compiles {g['compile']:.0%} of {g['n']} validation tasks "
         f"(format {g['format']:.0%}; at least {min_compile:.0%} needed) after {t.get('steps')} of {t.get('planned_steps')} steps in "
         f"{t.get('seconds', 0):.0f} s, stopped by {t.get('stopped_by')}; load average {load}. Give it more time (--sft-budget is a cap "
         f"in seconds), run it on a GPU, or on a quieter machine; delete {folder} to warm-start again, or pass it as "

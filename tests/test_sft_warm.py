@@ -61,7 +61,7 @@ def test_unusable_warm_start_is_refused(tmp_path):
     (tmp_path/'metrics.json').write_text(json.dumps(dict(
         eval=dict(after=dict(generator=dict(n=46, compile=0.0, format=0.0))),
         train=dict(generator=dict(steps=75, planned_steps=745, seconds=172.0, stopped_by='time')))))
-    with pytest.raises(WarmStartError, match=r'compiles 0% of 46 held-out tasks .* after 75 of 745 steps'):
+    with pytest.raises(WarmStartError, match=r'compiles 0% of 46 validation tasks .* after 75 of 745 steps'):
         check_warm_start(tmp_path)
     assert check_warm_start(tmp_path, min_compile=None)['n'] == 46
 
