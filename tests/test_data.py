@@ -130,12 +130,14 @@ def test_sakana_parquet_loads_filters_and_splits(archive):
     assert len(load_sakana(archive, correct_only=False)) == 5
     assert set(load_sakana(archive, levels=[1])['Level_ID']) == {1}
     assert set(load_sakana(archive, ops='relu')['Op_Name']) == {'19_ReLU'}
-    train, test = (load_sakana(archive, correct_only=False, split=s) for s in ('train', 'test'))
-    assert len(train) + len(test) == 5
-    for d, s in ((train, 'train'), (test, 'test')):
+    from cudarl_wb.tasks import SPLITS
+    parts = {s: load_sakana(archive, correct_only=False, split=s) for s in SPLITS}
+    assert sum(map(len, parts.values())) == 5                     # each problem in one split
+    for s, d in parts.items():
         assert all(sakana_split(l, t) == s for l, t in zip(d['Level_ID'], d['Task_ID']))
+    assert len(load_sakana(archive, correct_only=False, split='train')) == len(parts['sft']) + len(parts['rl'])
     with pytest.raises(ValueError):
-        load_sakana(archive, split='validation')
+        load_sakana(archive, split='validation-set')
 
 
 @needs_nvcc

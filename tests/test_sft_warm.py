@@ -27,9 +27,10 @@ def archive(tmp_path_factory):
     "An archive parquet in the exact schema, from the rows `tests/test_data.py` uses."
     import pyarrow as pa, pyarrow.parquet as pq
     from cudarl_wb.data import sakana_schema
-    rows = json.loads((DATA/'sakana_rows.json').read_text())
-    # one more problem, in the archive's test split (level 1, task 17): it must never be trained on
-    rows.append({**rows[0], 'Task_ID': 17, 'Op_Name': '17_ReLU_heldout'})
+    # the rows' problems (level 1 task 19, level 2 task 12) fall in the test split: moved to ids of the warm start's
+    rows = [{**r, 'Task_ID': {(1, 19): 14, (2, 12): 3}[r['Level_ID'], r['Task_ID']]} for r in json.loads((DATA/'sakana_rows.json').read_text())]
+    # one more problem, in the test split (level 1, task 23): it must never be trained on
+    rows.append({**rows[0], 'Task_ID': 23, 'Op_Name': '23_ReLU_heldout'})
     d = tmp_path_factory.mktemp('archive')
     pq.write_table(pa.Table.from_pylist(rows, schema=sakana_schema()), d/'level_1.parquet')
     return d
@@ -72,7 +73,7 @@ def test_sakana_source_rows_counted_and_split_by_problem(archive):
     assert len(g) == counts['generator'] > 0 and len(o) == counts['optimizer']
     assert set(g['format']) <= {'launcher'} and set(g['origin']) == {'sakana'}
     assert sum(counts['left_out'].values()) >= 1 and counts['left_out'].get('not correct') == 1, counts
-    assert counts['heldout_problems'] == 1 and counts['left_out'].get('not in the train split') == 1, counts
+    assert counts['heldout_problems'] == 1 and counts['left_out'].get('not in the sft split') == 1, counts
     assert not [t for t in list(g['task']) + list(o['task']) if 'heldout' in t]
 
 

@@ -84,7 +84,7 @@ def test_builtin_solutions_build_with_nvcc(fresh_build_cache):
 
 def test_procedural_solutions_build_with_nvcc(fresh_build_cache):
     sample = procedural_sample()
-    assert {t.extra['split'] for t in sample} == {'train', 'heldout'}
+    assert {t.extra['split'] for t in sample} == {'sft', 'rl', 'test'}
     assert {t.extra['generator'] for t in sample} == {'elementwise', 'rowreduce', 'broadcast'}
     res = in_pool(lambda t: _build((t, 'naive', t.solution), fresh_build_cache), sample)
     bad = [f'{n}:\n{log}' for n, k, ok, log, _ in res if not ok]
@@ -205,7 +205,7 @@ def test_cli_tasks_show():
     r = cli('tasks', 'show', 'softmax_rows')
     assert 'extern "C" void launch' in r.stdout and 'naive solution' in r.stdout and 'rows=8192' in r.stdout
     d = json.loads(cli('tasks', 'show', 'proc_broadcast_5', '--json').stdout)
-    assert d['family'] == 'procedural' and '__global__' in d['solution'] and d['extra']['split'] in ('train', 'heldout')
+    assert d['family'] == 'procedural' and '__global__' in d['solution'] and d['extra']['split'] in ('sft', 'rl', 'val', 'test')
     assert 'matmul_tiled_kernel' in cli('tasks', 'show', 'matmul', '--optimized').stdout
 
 
