@@ -29,7 +29,7 @@ def test_train_holds_its_run_budget(tmp_path):
     final = json.loads((out/'final_model'/'training_metrics.json').read_text())
     assert 'budget' in final['stopped'] and 0 < len(final['steps']) < 10000 // 2
     assert final['run_s'] <= budget * 1.1, final['run_s']       # the last step and evaluation fit inside it
-    assert 'held-out [' in r.stdout
+    assert 'test, 2 tasks [' in r.stdout and 'validation [' in r.stdout and (out/'report.json').exists()
 
 
 def test_small_preset_takes_its_recipe_and_given_flags_win():
