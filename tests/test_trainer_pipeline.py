@@ -84,8 +84,8 @@ def test_train_on_kernelbench_problems_holds_one_out(kernelbench, tmp_path, caps
     assert len({t.tier for t in pool + held}) >= 2
     final = trainer.fit(progress=False)
     assert final['steps'][0]['tasks'][0] in {t.name for t in pool}
-    evaluated = {json.loads(l)['task'] for l in (tmp_path/'rl'/'evals'/'step_00000.jsonl').read_text().splitlines()}
-    assert held[0].name in evaluated                                             # the held-out problem was evaluated
+    evaluated = {json.loads(l)['task'] for l in (tmp_path/'rl'/'evals'/'test_start_00000.jsonl').read_text().splitlines()}
+    assert held[0].name in evaluated                                             # the test problem was evaluated
 
 
 @cuda
