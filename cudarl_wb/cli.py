@@ -12,12 +12,12 @@ from .core import progress_lines
 
 # %% auto #0
 __all__ = ['COMMANDS', 'OPTIONAL_STACKS', 'EVAL_EXIT', 'SERVER_SILENCE', 'COMPILE_ONLY', 'build_parser', 'main', 'machine_info',
-           'info_args', 'info_command', 'eval_args', 'eval_command']
+           'info_args', 'info_command', 'plan_args', 'plan_defaults', 'plan_command', 'eval_args', 'eval_command']
 
 # %% ../nbs/17_cli.ipynb #7d1284f3
 COMMANDS = {  # name: (module, one-line help)
     'info': ('cudarl_wb.cli', 'what this machine has: Python, torch, CUDA, nvcc, GPUs, optional stacks'),
-    'plan': ('cudarl_wb.gpu_planner', 'place rollout, agents, reference and trainer on the GPUs'),
+    'plan': ('cudarl_wb.cli', 'place rollout, agents, reference and trainer on the GPUs (the main job by default)'),
     'compile': ('cudarl_wb.compiler', 'check and build a candidate kernel, with its resource report'),
     'tasks': ('cudarl_wb.tasks', 'list or show the built-in tasks'),
     'data': ('cudarl_wb.data', 'convert KernelBench problems or the SakanaAI archive'),
@@ -137,6 +137,24 @@ def info_command(args) -> int:
     from rich.console import Console
     Console().print(_info_table(info))
     return 0
+
+# %% ../nbs/17_cli.ipynb #28a7bdf7
+def plan_args(p):
+    "`cudarl-wb plan`'s flags: the planner's (`01_gpu_planner.plan_args`)."
+    from cudarl_wb import gpu_planner
+    gpu_planner.plan_args(p)
+
+def plan_defaults(args) -> dict:
+    "The planner's settings of `cudarl-wb train --preset P` as it runs (P: `--preset`, our model named, else tiny); {} for another model."
+    preset = args.preset or (args.model if args.model in ('tiny', 'small') else None)
+    if preset is None and args.model is None and args.model_params is None: preset = 'tiny'
+    if preset is None: return {}
+    from cudarl_wb.trainer import GRPOConfig, RECIPES, builtin_plan_settings
+    return dict(builtin_plan_settings(GRPOConfig(preset=preset, **RECIPES.get(preset, {}))), job=f'cudarl-wb train --preset {preset}')
+
+def plan_command(args) -> int:
+    from cudarl_wb import gpu_planner
+    return gpu_planner.plan_command(args)
 
 # %% ../nbs/17_cli.ipynb #4ea93578
 EVAL_EXIT = ('exit status: 0 correct, or compiled where no GPU can run it (compile-only: the static checks and the '

@@ -8,7 +8,7 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/gpu_planner.html.md"""
 # %% ../nbs/01_gpu_planner.ipynb #a25206f8
 from __future__ import annotations
 import argparse, json, math, os, re, sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from fastcore.basics import patch
 from .core import *
@@ -349,6 +349,7 @@ class ModelSpec(Record):
 def params_text(n: float) -> str:
     "A parameter count for people: '4.2 M', '494 M', '7.62 B'."
     return f'{n / 1e9:.3g} B' if n >= 1e9 else f'{n / 1e6:.3g} M'
+
 
 
 # %% ../nbs/01_gpu_planner.ipynb #12aa2c1e
@@ -816,6 +817,7 @@ def fused_weights_gib(m: ModelSpec, cfg: PlanConfig, dtype: str) -> float:
     "The fused decode step's own copy of one agent's weights: every linear map with adapters merged, else q/k/v and gate/up concatenated."
     if cfg.lora or cfg.adapted: return m.linear_params * DTYPE_BYTES[dtype] / GIB
     return m.layers * m.hidden * (m.heads * m.hd + 2 * m.kv_heads * m.hd + 2 * m.intermediate) * DTYPE_BYTES[dtype] / GIB
+
 
 
 # %% ../nbs/01_gpu_planner.ipynb #9e50ae98
@@ -1311,7 +1313,8 @@ def plan_args(p: argparse.ArgumentParser):
     p.add_argument('--gpus', help="inventory to plan for, e.g. 8xV100-16GB, 2xH100-80GB,2xA10-24GB, 2x8xH100-80GB, cpu "
                                   "(default: this machine's GPUs)")
     g = p.add_mutually_exclusive_group()
-    g.add_argument('--model', help=f'Hub name, short name or local folder with config.json (default: {DEFAULT_MODEL})')
+    g.add_argument('--preset', choices=['tiny', 'small'], help='plan `cudarl-wb train --preset P` as it runs (the default: tiny, the main job)')
+    g.add_argument('--model', help='Hub name, short name or local folder with config.json (our tiny and small: their presets)')
     g.add_argument('--model-params', type=bounded(float, gt=0), help='parameter count instead of a model, e.g. 7e9')
     add_options(p, PlanConfig, skip=('lora', 'evaluator_gib', 'gradient_checkpointing', 'timing_gib', 'evaluator_workers'))
     ft = p.add_mutually_exclusive_group()   # two flags for one field: add_options would make it --no-lora
@@ -1338,10 +1341,9 @@ def _print_plan_table(plan: Plan):
 def plan_command(args) -> int:
     "Run `cudarl-wb plan`: 0 with a plan, 1 when it does not fit, 2 on bad input."
     cfg = from_options(PlanConfig, args)
-    try:
-        plan = plan_training(args.model, args.gpus, model_params=args.model_params, lora=cfg.lora, lora_rank=cfg.lora_rank,
-                             quant=cfg.quant, dtype=cfg.dtype, rollout_batch=cfg.rollout_batch, group_size=cfg.group_size,
-                             seq_len=cfg.seq_len, micro_batch=cfg.micro_batch, engine=cfg.engine, backend=cfg.backend)
+    kw = {f.name: getattr(cfg, f.name) for f in fields(PlanConfig) if f.name != 'evaluator_gib'}
+    if job := getattr(args, 'job', None): print(f'the plan of `{job}`', file=sys.stderr)
+    try: plan = plan_training(args.model, args.gpus, model_params=args.model_params, **kw)
     except PlanError as e:
         print(f'cudarl-wb plan: {e}', file=sys.stderr)
         if args.json: print(json.dumps({'ok': False, **e.to_dict()}, indent=2))

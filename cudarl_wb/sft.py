@@ -1023,14 +1023,15 @@ def run_sft(preset: str = 'tiny', model=None, out='sft_checkpoints', epochs: flo
         if evaluate is True and 'before' not in state:
             state['before'] = _evaluate(models, tasks, cases, tester, config)
             log(f"before: Generator compile {state['before']['generator']['compile']:.0%}, format {state['before']['generator']['format']:.0%}"
-                f" on {len(tasks)} held-out tasks ({state['before']['seconds']} s)")
+                f" on {len(tasks)} validation tasks ({state['before']['seconds']} s)")
         if evaluate and 'entropy_before' not in state:      # one forward pass per task: measured even when 'before' is skipped
             state['entropy_before'] = (state.get('before') or {}).get('generator', {}).get('entropy') or answer_entropy(models, tasks)
-        state['config'] = config.to_dict(); atomic_write_json(work/'run.json', state)
+        state['config'] = {**config.to_dict(), 'time_budget_s': budget}; atomic_write_json(work/'run.json', state)   # the cap that applies
         models, train = _train_agents(models, {'generator': gen_ds, 'optimizer': opt_ds}, config, work, state, budget, log, probe,
                                       max_steps=max_steps, epochs=epochs, resume=resume, progress=progress, threads=threads)
         after = _evaluate(models, tasks, cases, tester, config) if evaluate else None
-        if after: log(f"after: Generator compile {after['generator']['compile']:.0%}, format {after['generator']['format']:.0%}, "
+        if after: log(f"after, on the warm start's {len(tasks)} validation tasks: Generator compile {after['generator']['compile']:.0%}, "
+                      f"format {after['generator']['format']:.0%}, "
                       f"entropy {after['generator']['entropy']} nats/token"
                       + (f", correct {after['generator']['correct']:.0%}" if after['generator']['correct'] is not None else '')
                       + f"; Optimizer repairs compile {after['optimizer']['compile'] or 0:.0%}")
@@ -1058,7 +1059,7 @@ class WarmStartError(RuntimeError):
 MIN_WARM_COMPILE = 0.2   # the validation compile rate under which a warm start is refused (see above)
 
 def check_warm_start(folder, min_compile: float | None = MIN_WARM_COMPILE) -> dict:
-    "The held-out Generator rates of the warm start in `folder`; `WarmStartError` when it compiles under `min_compile` (None or 0: no check)."
+    "The Generator rates on its validation tasks of the warm start in `folder`; `WarmStartError` when it compiles under `min_compile` (None or 0: no check)."
     m = json.loads((Path(folder)/'metrics.json').read_text())
     g = ((m.get('eval') or {}).get('after') or {}).get('generator') or {}
     if not min_compile or g.get('compile') is None or g['compile'] >= min_compile: return g
@@ -1090,7 +1091,7 @@ def start_agents(source, *, optimizer_source=None, sft_out=None, sft_budget_s: f
     if str(source) in MODEL_PRESETS and sft_budget_s > 0:
         sft_out = Path(sft_out)
         if why is None:
-            log(f'warm start: SFT of {source}, capped at {sft_budget_s:.0f} s → {sft_out}')
+            log(f"warm start: SFT of {source}, the preset's steps, stopped at {sft_budget_s:.0f} s if not done (--sft-budget) → {sft_out}")
             # measured after only: before, a random preset writes no code (0%), and the minute saved goes to training
             run_sft(preset=str(source), out=str(sft_out), time_budget_s=sft_budget_s, progress=True, evaluate='after',
                     **(sft_settings or {}))

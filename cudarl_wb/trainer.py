@@ -28,8 +28,8 @@ from .grpo import Sample, StepConfig, samples_of, grpo_step, _batched_logprobs, 
 __all__ = ['RECIPES', 'GRPOConfig', 'training_tasks', 'eval_split', 'evaluation_tasks', 'split_line', 'episode_metrics',
            'save_agents', 'GRPOTrainer', 'sft_overrides', 'overlap_s', 'build_threads', 'Pipeline',
            'warm_in_background', 'peak_memory', 'worker_device_bytes', 'judged_parts', 'update_config', 'eval_records',
-           'eval_score', 'lr_scale', 'adapt_lr_factor', 'plot_training', 'train_args', 'train_defaults', 'builtin_plan',
-           'plan_tester', 'oom_message', 'train_command', 'run_summary']
+           'eval_score', 'lr_scale', 'adapt_lr_factor', 'plot_training', 'train_args', 'train_defaults',
+           'builtin_plan_settings', 'builtin_plan', 'plan_tester', 'oom_message', 'train_command', 'run_summary']
 
 # %% ../nbs/14_trainer.ipynb #f5d0e71d
 @dataclass
@@ -782,6 +782,8 @@ def _evaluate_and_keep(self: GRPOTrainer, writer=None):
         self.best_score, self.best_step, self.best_params = eval_score(e), self.step, self._params()
         for old in self.out.glob('best_model_episode_*'): shutil.rmtree(old, ignore_errors=True)
         save_agents(self.models, self.out/f"best_model_episode_{e['episodes_trained']}", self.cfg.to_dict(), {'eval.json': e})
+        self.log(f"best on validation so far: step {self.step} → best_model_episode_{e['episodes_trained']} (chosen by correct, then fast_1, "
+                 f"then compile{'; compile-only here, so by compile' if e['mode'] == 'compile-only' else ''})")
     elif self.step == 0: self.best_score = eval_score(e)
     return e
 
@@ -911,14 +913,19 @@ def _timing_gib(cfg) -> float:
     return max((t.nbytes(t.timing_shape) for t in pool), default=TIMING_GIB * GIB) / GIB
 
 # %% ../nbs/14_trainer.ipynb #cc645624
+def builtin_plan_settings(cfg: GRPOConfig) -> dict:
+    "The model and the planner's settings (`PlanConfig` fields) of a built-in run: what `cudarl-wb plan` plans for a preset."
+    lora = _trains_lora(cfg)
+    return dict(model=_plan_target(cfg), lora=lora, adapted=not lora and cfg.lora_rank > 0, lora_rank=cfg.lora_rank or 16,
+                reference=cfg.beta > 0, rollout_batch=cfg.batch_size, group_size=cfg.group_size,   # tasks; the planner multiplies by the group
+                seq_len=cfg.seq_len, micro_batch=cfg.micro_batch, gradient_checkpointing=False,
+                timing_gib=_timing_gib(cfg), evaluator_workers=cfg.eval_workers, backend='builtin')
+
 def builtin_plan(cfg: GRPOConfig, inventory=None):
     "The planner's placement of a built-in run on this machine, or on `inventory` (PlanError where it does not fit, ModelError for an unknown model)."
     from cudarl_wb.gpu_planner import plan_training
-    lora = _trains_lora(cfg)
-    return plan_training(_plan_target(cfg), inventory, lora=lora, adapted=not lora and cfg.lora_rank > 0, lora_rank=cfg.lora_rank or 16,
-                         reference=cfg.beta > 0, rollout_batch=cfg.batch_size, group_size=cfg.group_size,   # tasks; the planner multiplies by the group
-                         seq_len=cfg.seq_len, micro_batch=cfg.micro_batch, gradient_checkpointing=False,
-                         timing_gib=_timing_gib(cfg), evaluator_workers=cfg.eval_workers, backend='builtin')
+    kw = builtin_plan_settings(cfg)
+    return plan_training(kw.pop('model'), inventory, **kw)
 
 def plan_tester(plan, cfg: GRPOConfig, timing: str | None = None) -> Tester:
     "A Tester that judges on the cards `plan` gives to evaluation (on every card it sees without a GPU plan), timing as `cfg` says."

@@ -36,9 +36,20 @@ def test_no_arguments_on_a_cpu_machine_succeeds_and_says_so():
     out = r.stdout
     assert 'No GPU found' in out and 'everything runs on the CPU' in out and 'compile-only' in out
     assert 'cores' in out and 'GiB RAM' in out
-    assert "'small' model" in out                      # the default model is named
+    assert 'the plan of `cudarl-wb train --preset tiny`' in r.stderr    # the main job, named
+    assert 'model: tiny' in out and 'full fine-tuning' in out
     d = plan_json()
     assert d['roles']['generator']['device'] == 'cpu' and d['dtype'] == 'fp32' and d['ray_verl'] is None
+
+
+def test_the_default_plan_is_the_main_jobs_on_a_gpu_machine():
+    from cudarl_wb.trainer import GRPOConfig, RECIPES, builtin_plan
+    d = plan_json('--gpus', '1xH100-80GB')
+    want = json.loads(json.dumps(builtin_plan(GRPOConfig(preset='tiny', **RECIPES['tiny']), '1xH100-80GB').to_dict(), default=str))
+    assert {k: v for k, v in d.items() if k != 'ok'} == want
+    assert (d['config']['lora'], d['config']['backend'], d['model']['name']) == (False, 'builtin', 'tiny')
+    assert plan_json('--gpus', '1xH100-80GB', '--model', 'tiny') == d          # our model named: its preset's run
+    assert plan_json('--gpus', '1xH100-80GB', '--model', Q15)['config']['lora'] is True
 
 
 # the design's four example machines: (inventory, layout, rollout, generator, optimizer, evaluator, trainer)
