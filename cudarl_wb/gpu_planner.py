@@ -1050,7 +1050,7 @@ RAY_MIN_CPUS = 32
 @patch
 def ray_verl(self: Plan) -> dict:
     "verl's hydra settings (and Ray's) for this inventory and model; PlanError where verl cannot run."
-    if self.cpu_only: raise PlanError('verl needs GPUs (its rollout runs on vLLM); on this machine use the built-in trainer')
+    if self.cpu_only: raise PlanError('verl needs GPUs (its actor trains on them and its rollout, vLLM or ours, runs beside it); on this machine use the built-in trainer, or see the command with --dry-run')
     h, inv, cfg = self.hybrid, self.inventory, self.config
     if h is None or not h.fits:
         raise PlanError("verl's hybrid engine does not fit: " + (str(h.problems[0]) if h else 'not evaluated'), h.problems[0] if h else None)

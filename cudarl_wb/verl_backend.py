@@ -21,13 +21,13 @@ from .trainer import GRPOConfig, evaluation_tasks, training_tasks
 
 # %% auto #0
 __all__ = ['DATA_SOURCE', 'AGENT_NAME', 'FEEDBACK_TOKENS', 'ROLLOUT_NAME', 'ADAPTER', 'GATHER_S', 'PLUGIN', 'PLUGIN_MODULE',
-           'METRICS_FILE', 'verl_row', 'curriculum_splits', 'write_parquet', 'process_tester', 'score_dict',
-           'compute_score', 'reward_overrides', 'compose_ppo', 'answers_batch', 'train_batch', 'agent_loop_yaml',
-           'verl_overrides', 'check_config', 'optimizer_turn', 'fold_credit', 'TwoAgentLoop', 'episodes_of',
-           'LocalServer', 'save_for_verl', 'ServerActor', 'ActorClient', 'server_name', 'card_index', 'RolloutServer',
-           'RolloutAdapter', 'register_rollout', 'check_plugin', 'rollout_name', 'recomputed_logprobs', 'prepare_run',
-           'main_ppo_command', 'train_args', 'train_defaults', 'warm_start', 'verl_model', 'card_placement',
-           'latest_actor', 'merge_actor', 'final_model', 'verl_history', 'train_command']
+           'METRICS_FILE', 'DRY_RUN_GPUS', 'verl_row', 'curriculum_splits', 'write_parquet', 'process_tester',
+           'score_dict', 'compute_score', 'reward_overrides', 'compose_ppo', 'answers_batch', 'train_batch',
+           'agent_loop_yaml', 'verl_overrides', 'check_config', 'optimizer_turn', 'fold_credit', 'TwoAgentLoop',
+           'episodes_of', 'LocalServer', 'save_for_verl', 'ServerActor', 'ActorClient', 'server_name', 'card_index',
+           'RolloutServer', 'RolloutAdapter', 'register_rollout', 'check_plugin', 'rollout_name', 'recomputed_logprobs',
+           'prepare_run', 'main_ppo_command', 'train_args', 'train_defaults', 'warm_start', 'verl_model',
+           'card_placement', 'latest_actor', 'merge_actor', 'final_model', 'verl_history', 'train_command']
 
 # %% ../nbs/16_verl.ipynb #ed63cf0b
 DATA_SOURCE = 'cudarl_wb'
@@ -776,6 +776,21 @@ def _finish(cfg, tok_dir, per_step: int) -> int:
     return 0
 
 # %% ../nbs/16_verl.ipynb #149c3b72
+DRY_RUN_GPUS = '1xH100-80GB'
+
+def _plan_or_sketch(cfg, args, rollout: str):
+    "(plan, the --gpus it was made for): the run's own, or for a dry run on a machine without GPUs, `DRY_RUN_GPUS`'s."
+    import sys
+    plan, gpus = _verl_plan(cfg, args.gpus, rollout), args.gpus
+    if plan.cpu_only and args.dry_run and not gpus:
+        plan, gpus = _verl_plan(cfg, DRY_RUN_GPUS, rollout), DRY_RUN_GPUS
+        needs = 'verl and Ray (the `verl` extra)' + (' and vLLM' if rollout == 'vllm' else '')
+        print(f'cudarl-wb train --backend verl: no GPU on this machine: the command below is planned for {gpus} '
+              f'(--gpus plans for your cards); a run needs {len(plan.inventory.gpus)} GPU and {needs}', file=sys.stderr)
+    plan.ray_verl()
+    return plan, gpus
+
+# %% ../nbs/16_verl.ipynb #93c26a69
 def train_command(args) -> int:
     "Run `cudarl-wb train`: the built-in trainer, or (`--backend verl`) verl's `main_ppo` with our data, reward, loop and rollout."
     import importlib.util, shlex, subprocess, sys
@@ -789,16 +804,19 @@ def train_command(args) -> int:
                                '--positive-weight': (cfg.positive_weight != 1, by_sign),
                                '--negative-weight': (cfg.negative_weight != 1, by_sign)}.items():
         if value: print(f"cudarl-wb train --backend verl: {flag} is the built-in trainer's ({why})", file=sys.stderr); return 2
+    if not (args.dry_run or importlib.util.find_spec('verl')):
+        print('cudarl-wb train --backend verl: verl is not installed: pip install "cudarl-wb[verl]" '
+              '(in an environment of its own: verl pins an older transformers)', file=sys.stderr); return 2
     mods = [m for m in os.environ.get('VERL_USE_EXTERNAL_MODULES', '').split(',') if m]
     os.environ['VERL_USE_EXTERNAL_MODULES'] = ','.join(dict.fromkeys(mods + [PLUGIN_MODULE]))   # verl and Ray's workers import it
     try:
         if rollout == 'cudarl' and (not args.dry_run or importlib.util.find_spec('verl')): check_plugin()
-        plan = _verl_plan(cfg, args.gpus, rollout); plan.ray_verl()
+        plan, gpus = _plan_or_sketch(cfg, args, rollout)
     except (PlanError, ModelError, RuntimeError) as e:
         print(f'cudarl-wb train --backend verl: {e}', file=sys.stderr); return 2
     out = Path(cfg.output_dir)/'verl_inputs'
     model, tok = verl_model(warm_start(cfg, args.dry_run), out)
-    place = card_placement(plan) if not (args.ray_address or args.gpus) else dict(env={}, overrides=[], eval_devices=None)
+    place = card_placement(plan) if not (args.ray_address or gpus) else dict(env={}, overrides=[], eval_devices=None)
     cmd = main_ppo_command(prepare_run(cfg, plan, model, tok, out, rollout, place['eval_devices']) + place['overrides'])
     print(shlex.join(cmd))
     if args.dry_run: return 0
