@@ -1124,7 +1124,7 @@ def warm_references(self: Evaluator, tasks, measure: bool = False) -> dict:
     "Compile the references of `tasks` not at hand yet, in each card's trusted worker (and helpers for a long list, see above); `measure`: then time them."
     out = dict(compiled=0, measured=0, compile_s=0.0, errors=[])
     slot0 = self.slots[0] if self.slots else None
-    if slot0 is None or not self.reference_timing: return out
+    if slot0 is None or not self.reference_timing or EXITING.is_set(): return out
     todo = list({t.name: t for t in (get_task(t) if isinstance(t, str) else t for t in tasks)
                  if self.reference_times(t, slot0, measure=False) is None}.values())
     to_compile = [t for t in todo if t.name not in self._warmed]
@@ -1132,6 +1132,7 @@ def warm_references(self: Evaluator, tasks, measure: bool = False) -> dict:
     def compile_on(refs, chunk) -> list:
         done, card = [], locks[refs.device]
         for t in chunk:
+            if EXITING.is_set(): return done         # the program is ending: nobody waits for the rest
             r = None
             while r is None:               # it calls the reference once: never in a window of timings (see `DeviceLock`)
                 card.wait_quiet(); refs.give_way()

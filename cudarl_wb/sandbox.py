@@ -6,8 +6,8 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/sandbox.html.md"""
 
 # %% ../nbs/05_sandbox.ipynb #0e30b009
 from __future__ import annotations
-import ctypes, errno, fcntl, hashlib, json, os, platform, resource, secrets, shutil, signal, socket, struct, subprocess, sys
-import tempfile, threading, time, traceback
+import atexit, ctypes, errno, fcntl, hashlib, json, os, platform, resource, secrets, shutil, signal, socket, struct, subprocess, sys
+import tempfile, threading, time, traceback, weakref
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -15,13 +15,13 @@ from fastcore.basics import patch
 from .core import *
 
 # %% auto #0
-__all__ = ['PR_SET_NO_NEW_PRIVS', 'CLONE_NEWNET', 'NR_X86_64', 'AUDIT_ARCH_X86_64', 'CLONE_THREAD', 'STANDINS_C', 'SandboxLimits',
-           'apply_rlimits', 'set_no_new_privs', 'enter_network_namespace', 'landlock_abi', 'apply_landlock',
-           'cuda_device_files', 'seccomp_program', 'apply_seccomp', 'WorkerContext', 'announce_phases', 'JobOutcome',
-           'SandboxError', 'worker_env', 'Worker', 'record_build', 'built_here', 'build_host_library', 'call_symbol',
-           'standin_library', 'probe_confinement', 'spill_folder', 'server_address', 'server_key', 'serve_socket',
-           'ServerGone', 'ask_server', 'server_pid', 'start_server', 'stop_server_process', 'stop_servers',
-           'EvalOptions', 'main']
+__all__ = ['PR_SET_NO_NEW_PRIVS', 'CLONE_NEWNET', 'NR_X86_64', 'AUDIT_ARCH_X86_64', 'CLONE_THREAD', 'EXITING', 'STANDINS_C',
+           'SandboxLimits', 'apply_rlimits', 'set_no_new_privs', 'enter_network_namespace', 'landlock_abi',
+           'apply_landlock', 'cuda_device_files', 'seccomp_program', 'apply_seccomp', 'WorkerContext',
+           'announce_phases', 'JobOutcome', 'SandboxError', 'worker_env', 'Worker', 'stop_at_exit', 'record_build',
+           'built_here', 'build_host_library', 'call_symbol', 'standin_library', 'probe_confinement', 'spill_folder',
+           'server_address', 'server_key', 'serve_socket', 'ServerGone', 'ask_server', 'server_pid', 'start_server',
+           'stop_server_process', 'stop_servers', 'EvalOptions', 'main']
 
 # %% ../nbs/05_sandbox.ipynb #9c4e7936
 @dataclass
@@ -435,6 +435,11 @@ def worker_env(device: str, scratch, trusted: bool = False) -> dict:
     else: env['CUDA_VISIBLE_DEVICES'] = ''
     return env
 
+# %% ../nbs/05_sandbox.ipynb #6f94e7f1
+EXITING = threading.Event()          # set when the interpreter begins to exit: no worker starts after it
+_LIVE = weakref.WeakSet()             # every worker this process started
+os.register_at_fork(after_in_child=_LIVE.clear)     # a forked child owns none of them
+
 # %% ../nbs/05_sandbox.ipynb #d1481213
 class Worker:
     "One sandboxed worker process on one device, restarted whenever it dies."
@@ -549,7 +554,9 @@ def _ready(self: Worker) -> dict:
 def start(self: Worker, wait: bool = True):
     "Start the worker if it is not running; with `wait`, block until it is ready."
     with self._lock:
-        if self.proc is None or self.proc.poll() is not None: self._cleanup(); self._spawn()
+        if self.proc is None or self.proc.poll() is not None:
+            if EXITING.is_set(): raise SandboxError('the interpreter is exiting: no sandbox worker starts now')
+            self._cleanup(); self._spawn(); _LIVE.add(self)
         if wait and self.hello is None: self._ready()
     return self
 
@@ -582,6 +589,17 @@ def close(self: Worker):
             except subprocess.TimeoutExpired: pass
         self._kill(); self._cleanup(); self.proc = None
 
+# %% ../nbs/05_sandbox.ipynb #0397ce07
+def stop_at_exit():
+    "Mark the interpreter as exiting, kill every worker of this process, remove their folders."
+    EXITING.set()
+    live = list(_LIVE)
+    for w in live: w._kill()            # without the worker's lock: a job in progress ends at once
+    for w in live: w.close()
+
+import concurrent.futures.thread        # its exit hook is registered first: hooks run last-registered first
+getattr(threading, '_register_atexit', atexit.register)(stop_at_exit)
+
 # %% ../nbs/05_sandbox.ipynb #9a6270b1
 @dataclass
 class _Watch:
@@ -605,7 +623,8 @@ def _finish(self: Worker, w: _Watch, status: str, message: str = '', value=None,
                      self.proc.returncode if fatal else None, _signal_name(self.proc.returncode) if fatal else '',
                      fatal, self.proc.pid, extra=dict(peak_rss=w.peak_rss, **kw))
     self.jobs_done += 1
-    if fatal: self._cleanup(); self._spawn()     # the next worker starts while the caller goes on
+    if fatal: self._cleanup()
+    if fatal and not EXITING.is_set(): self._spawn()     # the next worker starts while the caller goes on
     return out
 
 # %% ../nbs/05_sandbox.ipynb #2ac75a39
@@ -662,6 +681,7 @@ def run(self: Worker, fn, kwargs: dict | None = None, first_limit: float | None 
     "Run `fn(ctx, **kwargs)` in the worker; never raises for anything the job does."
     import cloudpickle
     with self._lock:
+        if EXITING.is_set() and not self.alive: return JobOutcome('crashed', message='not run: the program is ending', fatal=True)
         if self.proc is not None and self.alive and self.jobs_done >= self.limits.max_jobs: self.close()
         self.start(wait=True)
         job_id, nonce = secrets.token_hex(4), secrets.token_hex(16)
@@ -839,6 +859,7 @@ def probe_confinement(device: str = 'cpu', limits: SandboxLimits | None = None) 
 def spill_folder(folder: Path) -> Path:
     "Where the servers of cache folder `folder` keep their sockets when its path is too long for one."
     return Path(tempfile.gettempdir())/f'cudarl-wb-{os.getuid()}-{content_hash(str(folder))[:12]}'
+
 
 
 # %% ../nbs/05_sandbox.ipynb #7d8edbc2

@@ -477,7 +477,8 @@ def warm_in_background(tester, tasks) -> threading.Thread | None:
     def run():
         try: ev.warm_references(tasks)
         except Exception as e:
-            if threading.main_thread().is_alive():            # else the process is exiting: the work is not wanted any more
+            from cudarl_wb.sandbox import EXITING
+            if not EXITING.is_set():            # else the program is ending: the work is not wanted any more
                 print(f'warming references: {type(e).__name__}: {e}', file=sys.stderr)
     th = threading.Thread(target=run, daemon=True, name='warm-references'); th.start()
     return th
