@@ -10,14 +10,14 @@ A build tries C++14 first (04_compiler); where C++14 refuses a source, a second 
 
     python bench/compile_retry.py [--n 40]
 
-No GPU is needed. Prints a table and writes bench/results/compile_retry.json ($OUT/... when $OUT is set).
+No GPU is needed. Prints a table and writes bench/results/compile_retry.json (or $CUDARL_BENCH_RESULTS/compile_retry.json).
 """
 import argparse, json, os, statistics, sys, tempfile, time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / 'bench')]
-from _table import table                                    # noqa: E402
+from _table import table, results_dir                                  # noqa: E402
 
 # sources that C++14 refuses and C++17 builds, each in a launcher of the `relu` contract
 CPP17_ONLY = {
@@ -98,7 +98,7 @@ def main():
     table(cpp17, ['source', 'verdict', 'std', 's'])
     built = sum(x['verdict'] == Verdict.COMPILED.value for x in cpp17)
     print(f'sources only C++17 builds, built: {built} of {len(cpp17)}')
-    out = Path(a.out or (Path(os.environ['OUT']) if os.environ.get('OUT') else REPO / 'bench' / 'results') / 'compile_retry.json')
+    out = Path(a.out or results_dir() / 'compile_retry.json')
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(dict(rows=rows, same_verdicts=agree, refused=refused, built_once=skipped,
                                    broken=dict(shipped=per[False], before=per[True]), cpp17_only=cpp17), indent=1))

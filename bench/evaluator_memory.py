@@ -11,14 +11,14 @@ process's device memory from NVML, beside the plan's estimate for the card.
 
     python bench/evaluator_memory.py --preset small [--workers-per-card 1] [--largest 3]
 
-Prints a table and writes JSON to bench/results/evaluator_memory.json (or $OUT/evaluator_memory.json).
+Prints a table and writes JSON to bench/results/evaluator_memory.json (or $CUDARL_BENCH_RESULTS/evaluator_memory.json).
 Needs a CUDA GPU and nvidia-ml-py.
 """
 import argparse, json, os, sys, time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from _table import table
+from _table import table, results_dir
 
 
 def worker_bytes(tester, card: int) -> dict:
@@ -79,7 +79,7 @@ def main(argv=None):
     print(f"card: {torch.cuda.get_device_name(cards[0])} (evaluation cards {cards}); preset {args.preset}, "
           f"{args.workers_per_card} sandbox worker(s) per card; the plan times up to {_timing_gib(cfg):.3f} GiB a task")
     table(rows, ['task', 'card', 'task_gib', 'verdict', 'kernel_ms', 'sandbox_gib', 'reference_gib', 'measured_gib', 'estimate_gib', 'ratio', 'seconds'])
-    out = Path(args.out) if args.out else (Path(os.environ['OUT']) if os.environ.get('OUT') else Path(__file__).parent/'results')/'evaluator_memory.json'
+    out = Path(args.out) if args.out else results_dir()/'evaluator_memory.json'
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(dict(preset=args.preset, workers_per_card=args.workers_per_card, card=torch.cuda.get_device_name(cards[0]), cards=cards,
                                    plan=plan.to_dict(), rows=rows), indent=2, default=str))

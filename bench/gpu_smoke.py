@@ -3,7 +3,7 @@
 Builds the naive `relu` and `vector_add` solutions twice (CUDA runtime linked statically, nvcc's default,
 and `-cudart shared`), loads each with ctypes into this torch process, calls the launcher with torch
 pointers on torch's current stream and on a side stream, and checks the result. Prints a table and
-writes JSON to bench/results/gpu_smoke.json (or $OUT when set).
+writes JSON to bench/results/gpu_smoke.json (or $CUDARL_BENCH_RESULTS/gpu_smoke.json).
 """
 import ctypes, json, os, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -60,7 +60,8 @@ def main():
             times.sort(); row['ms_16M'] = round(times[len(times)//2], 4)
             rows.append(row)
     out['rows'] = rows
-    dest = Path(os.environ.get('OUT') or Path(__file__).parent/'results'); dest.mkdir(parents=True, exist_ok=True)
+    from _table import results_dir
+    dest = results_dir()
     (dest/'gpu_smoke.json').write_text(json.dumps(out, indent=2, default=str))
     print(json.dumps({k: info[k] for k in ('torch', 'torch_cuda', 'nvcc_version', 'driver', 'gpus')}, indent=1))
     for r in rows: print(r)

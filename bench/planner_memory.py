@@ -9,7 +9,7 @@ what the planner estimates and measures `torch.cuda.max_memory_allocated`:
 * kv: the bytes of the KV cache that a forward pass with `use_cache=True` leaves behind.
 
 The planner's estimate for the same run sits beside each measurement, with their ratio. Prints a table
-and writes JSON to bench/results/planner_memory.json (or $OUT/planner_memory.json when $OUT is set).
+and writes JSON to bench/results/planner_memory.json (or $CUDARL_BENCH_RESULTS/planner_memory.json).
 Needs a CUDA GPU, torch and transformers.
 """
 import gc, json, os, sys, time
@@ -134,7 +134,8 @@ def main():
     for r in rows:
         if 'error' in r: print(f"{r['what']:<13} {r['model']:<26} {r['mode']:<16} {r['seq_len']:>5}  {r['error']}"); continue
         print(f"{r['what']:<13} {r['model']:<26} {r['mode']:<16} {r['seq_len']:>5} {r['measured_gib']:>13} {r['estimate_gib']:>13} {r['ratio']:>9}")
-    out = Path(os.environ['OUT']) if os.environ.get('OUT') else Path(__file__).parent/'results'
+    from _table import results_dir
+    out = results_dir()
     out.mkdir(parents=True, exist_ok=True)
     (out/'planner_memory.json').write_text(json.dumps({'inventory': inv.to_dict(), 'rows': rows}, indent=2))
     print(f'wrote {out/"planner_memory.json"}')

@@ -17,7 +17,7 @@ For one task it also times the parts of a reference measurement in this process:
 
     python bench/references_bench.py [--tasks 8] [--copies 8] [--workers 3] [--timing ratio]
 
-Prints a table and writes bench/results/references_bench_<timing>.json (under $OUT when it is set). Needs a GPU.
+Prints a table and writes bench/results/references_bench_<timing>.json (under $CUDARL_BENCH_RESULTS when it is set). Needs a GPU.
 """
 import argparse, json, os, sys, tempfile, time
 from pathlib import Path
@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT/'bench'))
-from _table import table
+from _table import table, results_dir
 
 
 def parts_of_one(task) -> dict:
@@ -78,7 +78,7 @@ def main(argv=None):
     cols = ['way', 'eager_timing_s', 'torch_compile_s', 'compiled_timing_s', 'ahead_s', 'wall_s', 'references_s', 'queued_s',
             'compile_s', 'timing_s', 'correct', 'judged']
     table([{k: round(v, 2) if isinstance(v, float) else v for k, v in r.items()} for r in rows], cols)
-    out = Path(os.environ.get('OUT') or ROOT/'bench'/'results'); out.mkdir(parents=True, exist_ok=True)
+    out = results_dir()
     (out/f'references_bench_{a.timing}.json').write_text(json.dumps(dict(card=card, args=vars(a), rows=rows), indent=1))
     return 0
 

@@ -41,11 +41,11 @@ runs an earlier `agents.py` instead of this checkout's, for a before/after on on
 
     git show <commit>:cudarl_wb/agents.py > bench/agents_before.py
     python bench/rollout_bench.py --presets qwen0.5b,small,tiny --batches 64,256 --methods ours_graph \
-        --agents-from bench/agents_before.py --out $OUT/before.json
+        --agents-from bench/agents_before.py --out before.json
     python bench/rollout_bench.py --presets qwen0.5b --batches 64,256 --breakdown --budget-s 560 \
-        --methods ours_graph,ours_unfused,ours_matmul,ours_compiled,ours_matmul_compiled --out $OUT/after.json
+        --methods ours_graph,ours_unfused,ours_matmul,ours_compiled,ours_matmul_compiled --out after.json
 
-Prints a table and writes bench/results/rollout_bench.json (and $OUT/rollout_bench.json when $OUT is set).
+Prints a table and writes bench/results/rollout_bench.json (and $CUDARL_BENCH_RESULTS/rollout_bench.json when it is set).
 """
 from __future__ import annotations
 import argparse, contextlib, json, os, platform, subprocess, sys, time, traceback
@@ -53,7 +53,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # run from a checkout without installing
 sys.path.insert(0, str(Path(__file__).resolve().parent))       # bench/_table.py, also when imported by a test
-from _table import table
+from _table import table, results_dir, RESULTS_ENV
 import torch
 
 QWEN2_05B = dict(hidden_size=896, num_hidden_layers=24, num_attention_heads=14, num_key_value_heads=2,
@@ -471,7 +471,7 @@ def main(argv=None):
         table(parts, ['model', 'batch', 'part', 'ms', 'share', 'mb_read', 'floor_frac', 'note'])
     result = dict(info=info, rows=rows, breakdown=parts, wall_s=round(time.perf_counter() - t_start, 1))
     if a.out != '-':
-        for out in [Path(a.out)] + ([Path(os.environ['OUT']) / 'rollout_bench.json'] if os.environ.get('OUT') else []):
+        for out in [Path(a.out)] + ([results_dir() / 'rollout_bench.json'] if os.environ.get(RESULTS_ENV) else []):
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(json.dumps(result, indent=2))
             print(f'wrote {out}')

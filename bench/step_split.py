@@ -47,7 +47,7 @@ last step of each way is drawn as a timeline (`..._<way>_timeline.png` beside th
 intervals and each reference measured or compiled, with their spans, and the longest checks are listed
 (`slow_checks`: one in flight when a window opens holds the window up).
 
-Prints a table and writes bench/results/step_split_<preset>[_cpu].json ($OUT/... when $OUT is set).
+Prints a table and writes bench/results/step_split_<preset>[_cpu].json (or under $CUDARL_BENCH_RESULTS).
 """
 import argparse, collections, json, os, shutil, statistics, sys, tempfile, time
 from pathlib import Path
@@ -55,7 +55,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT/'bench'))
-from _table import table
+from _table import table, results_dir
 
 KEYS = ['step_s', 'generating_s', 'judging_s', 'judging_hidden_s', 'timing_window_s', 'update_s', 'judging_waited_s', 'judging_share', 'judging_spans_share',
         'refs_timed', 'refs_before_s', 'refs_card_s']
@@ -327,7 +327,7 @@ def main():
     memory = {k: v for k, v in last.items() if k.startswith('memory/')}
     if memory: print('memory, last step: ' + ', '.join(f'{k[7:]} {v:.2f}' for k, v in memory.items() if v is not None))
     name = f"step_split_{args.preset}{'' if trainer.mode == 'full' else '_cpu'}.json"
-    out = Path(args.out) if args.out else (Path(os.environ['OUT']) if os.environ.get('OUT') else ROOT/'bench'/'results')/name
+    out = Path(args.out) if args.out else results_dir()/name
     out.parent.mkdir(parents=True, exist_ok=True)
     for way in (ways if trainer.mode == 'full' else []):
         if timelines[way]: plot_timeline(timelines[way][-1], lanes, f'{args.preset} on {device_name}: the last {way} step',

@@ -18,7 +18,7 @@ timing job (`timing_parts`: buffer sets, warm-up, timed repetitions, cross-check
 outputs, a retime) and of what lies around it (the job in the worker, its transfer, the wait for the card),
 the repetitions timed, and each kernel time against `full`'s on the same library (median and largest
 difference) and against `triton.testing.do_bench` on the same call in this process (`--do-bench`, a copy of
-each task, default on). Prints a table and writes bench/results/timing_window.json ($OUT/... when $OUT is set).
+each task, default on). Prints a table and writes bench/results/timing_window.json (or under $CUDARL_BENCH_RESULTS).
 """
 import argparse, json, os, statistics, sys, time
 from pathlib import Path
@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT/'bench'))
-from _table import table
+from _table import table, results_dir
 
 def parse_rule(spec: str, modes: dict) -> tuple[str, dict]:
     "A `--rules` item: a mode's name, or `NAME:key=value,...` over `ratio`."
@@ -123,7 +123,7 @@ def main():
     table(rows, ['rule', 'timed', 'window_s', 'per_s', 'buffers_s', 'warmup_s', 'timed_s', 'escape_s', 'outputs_s',
                  'retime_s', 'worker_s', 'job_s', 'queued_s', 'reps', 'vs_full_median', 'vs_full_max',
                  'vs_do_bench_median', 'vs_do_bench_max'])
-    out = Path(os.environ['OUT'])/'timing_window.json' if os.environ.get('OUT') else Path(args.out or ROOT/'bench/results/timing_window.json')
+    out = Path(args.out) if args.out else results_dir()/'timing_window.json'
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(dict(card=card, torch=torch.__version__, tasks=[t.name for t in tasks], rows=rows,
                                    kernel_ms=times, do_bench_ms={pairs[i][0].name: v for i, v in dbench.items()}), indent=1))

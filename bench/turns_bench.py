@@ -25,7 +25,7 @@ Run from the repository root:
         --learning-rate 1e-3 --batch-size 8 --test-tasks 128
 
 Prints a table and writes bench/results/turns_bench_<mode>[_cpu].json and a figure beside it (.png),
-under $OUT when it is set.
+under $CUDARL_BENCH_RESULTS when it is set.
 """
 import argparse, json, os, statistics, sys, tempfile, time
 from pathlib import Path
@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT/'bench'))
-from _table import table
+from _table import table, results_dir
 
 
 def parse(argv=None):
@@ -157,7 +157,7 @@ def main(argv=None):
     else:
         table([{k: (f'{v:.2f}' if isinstance(v, float) else v) for k, v in r.items()} for r in rows],
               ['turns', 'group', 'steps', 'compile_start', 'compile_end', 'first_start', 'first_end', 'correct_start', 'correct_end', 'step_s'])
-    outdir = Path(os.environ['OUT']) if os.environ.get('OUT') else ROOT/'bench'/'results'
+    outdir = results_dir()
     out = Path(a.out) if a.out else outdir/f"turns_bench_{a.mode}{'_cpu' if a.device == 'cpu' else ''}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(dict(args=vars(a), rows=rows, wall_s=round(time.perf_counter() - t0), load=os.getloadavg()), indent=1))

@@ -13,7 +13,7 @@ the engine keeps stay through the updates, as they do in a run (`--no-rollout`: 
     python bench/update_memory.py                      # micro-batches of 2, 4 and 8 turns of 1,664 tokens (the preset's: 8)
     python bench/update_memory.py --micro-batches 8,16
 
-Prints a table and writes bench/results/update_memory.json ($OUT/update_memory.json when $OUT is set).
+Prints a table and writes bench/results/update_memory.json (or $CUDARL_BENCH_RESULTS/update_memory.json).
 Needs a CUDA GPU.
 """
 import argparse, json, os, random, sys, time
@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 import torch
-from _table import table
+from _table import table, results_dir
 
 
 def turns(n_tokens: int, agent: str, rng: random.Random, vocab: int):
@@ -104,7 +104,7 @@ def main():
         r1['measured_kib_per_token'] = round((r1['measured_gib'] - r0['measured_gib']) * GIB / d / 1024, 1)
         r1['estimate_kib_per_token'] = round((r1['estimate_gib'] - r0['estimate_gib']) * GIB / d / 1024, 1)
     table(rows, ['phase', 'micro_batch', 'budget', 'measured_gib', 'estimate_gib', 'ratio', 'measured_kib_per_token', 'estimate_kib_per_token', 'step_s', 'kept_gib'])
-    out = Path(os.environ.get('OUT') or ROOT/'bench'/'results')/'update_memory.json'
+    out = results_dir()/'update_memory.json'
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(dict(card=torch.cuda.get_device_name(), turns=len(samples), rows=rows), indent=1))
     print(f'wrote {out}')

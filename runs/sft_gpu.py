@@ -3,7 +3,7 @@ and after (target: >= 60% correct on tier-0 held-out compositions, the `elementw
 6-8 minutes on an H100 including both measurements (1,225 Generator and 260 Optimizer steps, stopped early
 once every probe task compiles or the entropy per token falls under the preset's floor):
 
-    python runs/sft_gpu.py --copy-to $OUT
+    python runs/sft_gpu.py --copy-to results/
 
 Checkpoints go to --out (default runs/sft_gpu/sft_small); metrics.json,
 eval_rows.json, sft_eval.png and this script's JSON are copied to --copy-to. Prints a table.
@@ -21,7 +21,7 @@ def main(argv=None):
     p.add_argument('--model', default=None, help='a real checkpoint instead (LoRA agents)')
     p.add_argument('--out', default=str(ROOT/'runs'/'sft_gpu'/'sft_small'))
     p.add_argument('--time-budget', type=float, default=None, help="a cap on training seconds for both agents (default: the preset's); the length is the preset's steps")
-    p.add_argument('--copy-to', default=os.environ.get('OUT'))
+    p.add_argument('--copy-to', default=None, help='a folder to copy the figures and JSON into')
     p.add_argument('--set', action='append', default=[], metavar='KEY=VALUE')
     p.add_argument('--json', default=str(ROOT/'runs'/'sft_gpu'/'sft_gpu.json'))
     p.add_argument('--evaluate', default='both', choices=['both', 'after', 'none'],
