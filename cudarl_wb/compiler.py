@@ -178,14 +178,8 @@ def in_device(self: SourceView, pos: int) -> bool:
 
 # %% ../nbs/04_compiler.ipynb #b49bd4eb
 def _balanced_end(s: str, i: int, open_: str = '(', close: str = ')') -> int:
-    "Index just past the bracket that closes the one at `s[i]` (len(s) when unclosed)."
-    depth = 0
-    for j in range(i, len(s)):
-        if s[j] == open_: depth += 1
-        elif s[j] == close:
-            depth -= 1
-            if depth == 0: return j + 1
-    return len(s)
+    "Index just past the bracket that closes the one at `s[i]` (len(s) when unclosed: the rest is inside it)."
+    return bracket_end(s, i, open_, close) or len(s)
 
 # %% ../nbs/04_compiler.ipynb #7a319a16
 _ATTRIBUTE = re.compile(r'__attribute(?:__)?\s*\(\s*\(|__launch_bounds__\s*\(|__align__\s*\(|alignas\s*\(|__declspec\s*\(|\[\[')

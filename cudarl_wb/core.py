@@ -18,7 +18,7 @@ __all__ = ['Verdict', 'Record', 'KernelResources', 'Diagnostic', 'StaticIssue', 
            'cache_dir', 'assets_dir', 'nvcc_path', 'nvcc_version', 'cuda_available', 'seed_everything', 'torch_threads',
            'available_cores', 'release_host_memory', 'host_peak', 'content_hash', 'file_sha256', 'option', 'bounded',
            'option_bounds', 'add_options', 'from_options', 'LineStream', 'progress_lines', 'skip_gpu_cells',
-           'blank_comments', 'save_widget_state']
+           'blank_comments', 'bracket_end', 'save_widget_state']
 
 # %% ../nbs/00_core.ipynb #82fbd8ad
 class Verdict(str, enum.Enum):
@@ -518,6 +518,17 @@ def blank_comments(src: str, literals: bool = False) -> str:
         if s[0] == '/': return re.sub(r'[^\n]', ' ', s)
         return s[0] * 2 if literals else s
     return _C_COMMENT_OR_LITERAL.sub(repl, src)
+
+# %% ../nbs/00_core.ipynb #d9ca9c9e
+def bracket_end(text: str, start: int, open_: str = '(', close: str = ')') -> int | None:
+    "Index just past the bracket that closes the one at `text[start]`; None where it is never closed."
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] == open_: depth += 1
+        elif text[i] == close:
+            depth -= 1
+            if depth == 0: return i + 1
+    return None
 
 # %% ../nbs/00_core.ipynb #8510c5b9
 def save_widget_state(*_):

@@ -10,11 +10,10 @@ import argparse, json, math, random, sys
 from pathlib import Path
 from fastcore.basics import patch
 from .core import *
-from .stats import proportion_ci
+from .stats import geometric_mean, proportion_ci
 
 # %% auto #0
-__all__ = ['tiers_from_tasks', 'task_set', 'geometric_mean', 'window_stats', 'Curriculum', 'curriculum_args',
-           'curriculum_command']
+__all__ = ['tiers_from_tasks', 'task_set', 'window_stats', 'Curriculum', 'curriculum_args', 'curriculum_command']
 
 # %% ../nbs/08_curriculum.ipynb #254701ea
 def tiers_from_tasks(tasks=None) -> dict[int, list[str]]:
@@ -77,12 +76,6 @@ def _normalise_tiers(tiers: dict) -> dict[int, list[str]]:
         if names: out[k] = names
     if not out: raise ValueError('the curriculum needs at least one task')
     return out
-
-# %% ../nbs/08_curriculum.ipynb #2c7fcd7b
-def geometric_mean(xs) -> float | None:
-    "Geometric mean of the positive finite numbers in `xs`, or None when there are none."
-    logs = [math.log(x) for x in xs if x is not None and math.isfinite(x) and x > 0]
-    return math.exp(sum(logs) / len(logs)) if logs else None
 
 # %% ../nbs/08_curriculum.ipynb #5641cf34
 def window_stats(episodes: list[dict]) -> dict:

@@ -1284,16 +1284,6 @@ _TENSOR_METHODS_OK = {'data_ptr', 'data', 'numel', 'dim', 'ndimension', 'size', 
                       'defined', 'device', 'scalar_type', 'type', 'dtype', 'options', 'element_size', 'nbytes', 'contiguous', 'view', 'reshape'}
 
 # %% ../nbs/03_data.ipynb #bcb0aab6
-def _close_of(text: str, start: int, open_='(', close=')') -> int:
-    "Index just past the bracket that closes the one at `start`, or -1."
-    depth = 0
-    for i in range(start, len(text)):
-        if text[i] == open_: depth += 1
-        elif text[i] == close:
-            depth -= 1
-            if depth == 0: return i + 1
-    return -1
-
 def _split_top(s: str) -> list[str]:
     "Split at commas outside (), [] and {}."
     parts, depth, cur = [], 0, []
@@ -1342,8 +1332,8 @@ def _drop_torch_glue(code: str):
     m = re.search(r'PYBIND11_MODULE\s*\(', code)
     fname = 'forward'
     if m:
-        b = code.find('{', m.end()); e = _close_of(code, b, '{', '}') if b >= 0 else -1
-        if e < 0: return None, None
+        b = code.find('{', m.end()); e = bracket_end(code, b, '{', '}') if b >= 0 else None
+        if e is None: return None, None
         d = re.search(r'\.def\(\s*"forward"\s*,\s*&?\s*([\w:]+)', code[m.start():e])
         if d: fname = d.group(1).split('::')[-1]
         code = code[:m.start()] + code[e:]
@@ -1376,7 +1366,8 @@ def _host_params(code: str, fname: str) -> list | None:
     "(kind, name, C type) of each parameter of the host function `fname`, or None where it is not one tensor result."
     dm = re.search(r'(?:^|\n)[ \t]*(?:static\s+|inline\s+)*((?:torch|at)::Tensor|std::vector\s*<[^>]*>|void)\s+' + re.escape(fname) + r'\s*\(', code)
     if not dm or 'vector' in dm.group(1) or dm.group(1) == 'void': return None
-    p0 = dm.end() - 1; p1 = _close_of(code, p0)
+    p0 = dm.end() - 1; p1 = bracket_end(code, p0)
+    if p1 is None: return None          # the parameter list never closes
     params = []
     for raw in _split_top(code[p0 + 1:p1 - 1]):
         raw = raw.split('=')[0].strip()

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from .core import *
 from .tasks import Task, TASKS, get_task, procedural_tasks
-from .stats import summary
+from .stats import geometric_mean, summary
 
 # %% auto #0
 __all__ = ['FAST_PS', 'TaskResult', 'fast_p', 'geomean_speedup', 'summarize', 'by_group', 'evaluate_kernels', 'evaluate_model',
@@ -48,9 +48,7 @@ def fast_p(results: list[TaskResult], p: float = 0.0, over: str = 'eager') -> fl
 # %% ../nbs/15_evaluate.ipynb #38c14537
 def geomean_speedup(results: list[TaskResult], over: str = 'eager') -> float | None:
     "Geometric mean of the speedups of the correct answers (None when there are none)."
-    s = [r.speedup_eager if over == 'eager' else r.speedup_compile for r in results if r.correct]
-    s = [x for x in s if x is not None and x > 0]
-    return math.exp(statistics.fmean(map(math.log, s))) if s else None
+    return geometric_mean(r.speedup_eager if over == 'eager' else r.speedup_compile for r in results if r.correct)
 
 # %% ../nbs/15_evaluate.ipynb #eee081be
 FAST_PS = (0.0, 1.0, 1.2)

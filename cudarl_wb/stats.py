@@ -11,8 +11,8 @@ from typing import Callable, Sequence
 import numpy as np
 
 # %% auto #0
-__all__ = ['proportion_ci', 'mcnemar', 'pass_at_k', 'bootstrap_ci', 'geomean_ci', 'paired_ratio_ci', 'summary', 'paired_change',
-           'report_rows', 'report_table']
+__all__ = ['proportion_ci', 'mcnemar', 'pass_at_k', 'bootstrap_ci', 'geometric_mean', 'geomean_ci', 'paired_ratio_ci', 'summary',
+           'paired_change', 'report_rows', 'report_table']
 
 # %% ../nbs/07a_stats.ipynb #32328b08
 def proportion_ci(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -56,6 +56,11 @@ def bootstrap_ci(values: Sequence[float], statistic: Callable = np.mean, confide
     return (float(r.confidence_interval.low), float(r.confidence_interval.high))
 
 def _logs(xs) -> list[float]: return [math.log(x) for x in xs if x is not None and math.isfinite(x) and x > 0]
+
+def geometric_mean(xs) -> float | None:
+    "Geometric mean of the positive finite numbers in `xs`, or None when there are none."
+    lg = _logs(xs)
+    return math.exp(sum(lg) / len(lg)) if lg else None
 
 def geomean_ci(speedups: Sequence[float | None], confidence: float = 0.95, seed: int = 0) -> dict:
     "Geometric mean of the positive speedups, with a bootstrap interval (None values left out)."

@@ -16,7 +16,7 @@ from .core import *
 from .tasks import get_task, procedural_tasks, register, TASKS
 from .curriculum import Curriculum, tiers_from_tasks, task_set, _set_parts
 from .data import split_of
-from .stats import report_rows, report_table
+from .stats import geometric_mean, report_rows, report_table
 from .agents import Generator, Optimizer, Sampling, Tester, release_decoders, kept_decoder_bytes
 from .compiler import failed_build
 from .episode import Episode, Turn, run_episodes, save_transcripts, load_transcripts, _sample_turn, _add_turn, _credit
@@ -149,7 +149,7 @@ def episode_metrics(episodes) -> dict:
         first_compile_rate=sum(ep.turns[0].report.verdict.compiled for ep in episodes if ep.turns) / nb,
         fast_1=sum(s > 1 for s in sp) / nb,
         mean_speedup=statistics.fmean(sp) if sp else None,
-        geomean_speedup=math.exp(statistics.fmean(math.log(s) for s in sp)) if sp else None,
+        geomean_speedup=geometric_mean(sp),
         reward_mean=statistics.fmean(t.report.reward.total for t in turns) if turns else 0.0,
         tokens=toks, tokens_per_s=toks / gen_s if gen_s else None,
         rollout_s=gen_s, evaluation_s=sum(t.seconds.get('test', 0.0) for t in turns))
