@@ -29,6 +29,7 @@ COMMANDS = {  # name: (module, one-line help)
     'sft': ('cudarl_wb.sft', 'warm-start the Generator and Optimizer adapters'),
     'train': ('cudarl_wb.verl_backend', 'multi-turn GRPO training: the built-in trainer, or verl on Ray (--backend verl)'),
     'evaluate': ('cudarl_wb.evaluate', 'a model or a folder of kernels on a task set: fast_p and speedups'),
+    'compare': ('cudarl_wb.compare', 'two models or kernel folders on the same tasks: which is better, and how sure (exit 0 better, 1 worse, 3 not distinguishable)'),
 }
 
 # %% ../nbs/17_cli.ipynb #cc68c01a

@@ -108,7 +108,8 @@ def paired_change(before: Sequence[dict], after: Sequence[dict], verdict: str = 
     r = paired_ratio_ci([x.get('speedup') for x, _ in both], [y.get('speedup') for _, y in both], confidence)
     fast = mcnemar([bool(x.get('correct')) and (x.get('speedup') or 0) > 1 for x, _ in pairs],
                    [bool(y.get('correct')) and (y.get('speedup') or 0) > 1 for _, y in pairs])
-    return dict(verdict=verdict, tasks=m['n'], change=m['after'] - m['before'], lost=m['lost'], gained=m['gained'], p=m['p'],
+    return dict(verdict=verdict, tasks=m['n'], before=m['before'], after=m['after'], change=m['after'] - m['before'],
+                lost=m['lost'], gained=m['gained'], p=m['p'],
                 fast_1_change=fast['after'] - fast['before'], fast_1_p=fast['p'],
                 speedup_ratio=r['ratio'], speedup_ratio_lo=r['lo'], speedup_ratio_hi=r['hi'], speedup_pairs=r['n'])
 
