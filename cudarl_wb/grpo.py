@@ -15,8 +15,8 @@ from .core import *
 # %% auto #0
 __all__ = ['group_advantages', 'turn_returns', 'leave_one_out', 'token_logprobs', 'clipped_surrogate', 'kl_k3', 'aggregate_loss',
            'grpo_loss', 'Sample', 'samples_of', 'pad_samples', 'pass_rates', 'informative_tasks', 'flat_tasks',
-           'StepConfig', 'advantage_groups', 'step_advantages', 'grpo_step', 'frozen_logprobs', 'micro_batches',
-           'padded', 'step_reach']
+           'StepConfig', 'advantage_groups', 'step_advantages', 'frozen_logprobs', 'micro_batches', 'padded',
+           'step_reach', 'grpo_epoch', 'grpo_step']
 
 # %% ../nbs/13_grpo.ipynb #807b2017
 def group_advantages(rewards: torch.Tensor, group_ids: torch.Tensor, scale: str = 'group',
@@ -217,52 +217,6 @@ def step_advantages(samples: list[Sample], hp: StepConfig) -> tuple[torch.Tensor
     return adv, dict(turns=len(samples), groups=groups, flat_groups=flat_groups, flat_share=flat_groups / groups,
                      reward_mean=float(rewards.mean()), reward_std=float(rewards.std(unbiased=False)))
 
-# %% ../nbs/13_grpo.ipynb #56f88b92
-def grpo_step(models, optimizers: dict, samples: list[Sample], hp: StepConfig, pad_id: int, device='cpu',
-              reference_of=lambda agent: None, autocast=contextlib.nullcontext) -> dict:
-    "One GRPO update of each agent in `optimizers` on its own turns in `samples`; metrics keyed `agent/name`."
-    metrics = {}
-    for agent, opt in optimizers.items():
-        mine = [s for s in samples if s.agent == agent]
-        if not mine: continue
-        adv, counts = step_advantages(mine, hp)
-        keep = [i for i in range(len(mine)) if float(adv[i]) != 0.0]     # a flat group has no gradient: skip its passes
-        mine, adv, sums, grad_norm = [mine[i] for i in keep], adv[keep], collections.Counter(), 0.0
-        with models.use(agent) as model:
-            ref = frozen_logprobs(reference_of(agent), mine, hp, pad_id, device, autocast) if hp.beta > 0 else None
-            old, n_tok = [None] * len(mine), sum(len(s.response_ids) for s in mine)
-            model.eval()    # no dropout: the first epoch's pass is the policy that sampled the turns
-            for epoch in range(hp.epochs if mine else 0):
-                opt.zero_grad(set_to_none=True); moved = 0.0
-                for idx in micro_batches([s.tokens for s in mine], hp.micro_batch, hp.max_tokens, shuffle=epoch > 0):
-                    ids, att, resp = pad_samples([mine[j] for j in idx], pad_id, device)
-                    with autocast(): logp, ent = token_logprobs(model, ids, att, resp, hp.temperature)
-                    mask, width = resp[:, 1:], ids.shape[1] - 1
-                    if epoch == 0:    # these log-probs are the old ones: keep them for the later epochs and the reach
-                        old_mb = logp.detach().float()
-                        for r, j in enumerate(idx): old[j] = old_mb[r, :mine[j].tokens - 1].cpu()
-                    else: old_mb = padded(old, idx, width, device)
-                    loss, st = grpo_loss(logp.float(), old_mb, padded(ref, idx, width, device),
-                                         adv[idx].to(device), mask, hp.epsilon, hp.epsilon_high,
-                                         hp.beta if ref is not None else 0.0, hp.loss_mode)
-                    tok = int(mask.sum())
-                    weight = tok / n_tok if hp.loss_mode == 'token' else len(idx) / len(mine)
-                    (loss * weight).backward()
-                    if hp.target_kl: moved += float((kl_k3(old_mb, logp.detach().float()) * mask).sum())   # KL(old ‖ now): how far the epochs before went
-                    sums.update(loss=float(loss.detach()) * weight, kl=st['kl'] * tok, clip=st['clip_fraction'] * tok,
-                                entropy=float((ent.detach().float() * mask).sum()), tokens=tok)
-                sums['passes'] += 1
-                if hp.target_kl and epoch and moved / n_tok > hp.target_kl: break   # far enough: this epoch's step is not taken
-                grad_norm = float(torch.nn.utils.clip_grad_norm_([p for g in opt.param_groups for p in g['params']], hp.max_grad_norm))
-                opt.step(); sums['epochs'] += 1
-            reach = step_reach(model, mine, adv, old, hp, pad_id, device, autocast) if hp.reach and sums['passes'] else {}
-        t = max(sums['tokens'], 1)
-        metrics.update({f'{agent}/{k}': v for k, v in dict(
-            counts, trained_turns=len(mine), epochs=sums['epochs'], loss=float(sums['loss']) / max(sums['passes'], 1),
-            kl=sums['kl'] / t, clip_fraction=sums['clip'] / t,
-            entropy=sums['entropy'] / t if sums['tokens'] else float('nan'), grad_norm=grad_norm, **reach).items()})
-    return metrics
-
 # %% ../nbs/13_grpo.ipynb #dd1b8730
 def _batched_logprobs(model, samples, pad_id, device, micro_batch, temperature, autocast, grad=False, max_tokens=None):
     out = [None] * len(samples)
@@ -308,3 +262,59 @@ def step_reach(model, samples: list[Sample], adv: torch.Tensor, old: list, hp: S
     gain = torch.tensor([float((b - a).sum()) for a, b in zip(o, n)])
     mean = lambda x: float(x.mean()) if len(x) else float('nan')
     return dict(reach_kl=mean(kl_k3(torch.cat(o), torch.cat(n))), reach_up=mean(gain[adv > 0]), reach_down=mean(gain[adv < 0]))
+
+# %% ../nbs/13_grpo.ipynb #24195180
+def grpo_epoch(model, opt, mine: list[Sample], adv: torch.Tensor, old: list, ref, hp: StepConfig, pad_id: int, epoch: int,
+               sums: collections.Counter, device='cpu', autocast=contextlib.nullcontext) -> bool:
+    "One epoch of the clipped loss on `mine` (its first fills `old`), summing metrics into `sums`; False where the KL stop skips its step."
+    opt.zero_grad(set_to_none=True)
+    moved, n_tok = 0.0, sum(len(s.response_ids) for s in mine)
+    for idx in micro_batches([s.tokens for s in mine], hp.micro_batch, hp.max_tokens, shuffle=epoch > 0):
+        ids, att, resp = pad_samples([mine[j] for j in idx], pad_id, device)
+        with autocast(): logp, ent = token_logprobs(model, ids, att, resp, hp.temperature)
+        mask, width = resp[:, 1:], ids.shape[1] - 1
+        if epoch == 0:    # these log-probs are the old ones: kept for the later epochs and the reach
+            old_mb = logp.detach().float()
+            for r, j in enumerate(idx): old[j] = old_mb[r, :mine[j].tokens - 1].cpu()
+        else: old_mb = padded(old, idx, width, device)
+        loss, st = grpo_loss(logp.float(), old_mb, padded(ref, idx, width, device), adv[idx].to(device), mask,
+                             hp.epsilon, hp.epsilon_high, hp.beta if ref is not None else 0.0, hp.loss_mode)
+        tok = int(mask.sum())
+        weight = tok / n_tok if hp.loss_mode == 'token' else len(idx) / len(mine)
+        (loss * weight).backward()
+        if hp.target_kl: moved += float((kl_k3(old_mb, logp.detach().float()) * mask).sum())   # KL(old ‖ now): how far the epochs before went
+        sums.update(loss=float(loss.detach()) * weight, kl=st['kl'] * tok, clip=st['clip_fraction'] * tok,
+                    entropy=float((ent.detach().float() * mask).sum()), tokens=tok)
+    sums['passes'] += 1
+    if hp.target_kl and epoch and moved / n_tok > hp.target_kl: return False     # far enough: this epoch's step is not taken
+    sums['grad_norm'] = float(torch.nn.utils.clip_grad_norm_([p for g in opt.param_groups for p in g['params']], hp.max_grad_norm))
+    opt.step(); sums['epochs'] += 1
+    return True
+
+def _agent_metrics(counts: dict, trained: int, sums: collections.Counter, reach: dict) -> dict:
+    "An agent's metrics for the step: the advantages' counts, and the epochs' sums as means per pass or per token."
+    t = max(sums['tokens'], 1)
+    return dict(counts, trained_turns=trained, epochs=sums['epochs'], loss=float(sums['loss']) / max(sums['passes'], 1),
+                kl=sums['kl'] / t, clip_fraction=sums['clip'] / t, entropy=sums['entropy'] / t if sums['tokens'] else float('nan'),
+                grad_norm=float(sums['grad_norm']), **reach)
+
+# %% ../nbs/13_grpo.ipynb #43787dab
+def grpo_step(models, optimizers: dict, samples: list[Sample], hp: StepConfig, pad_id: int, device='cpu',
+              reference_of=lambda agent: None, autocast=contextlib.nullcontext) -> dict:
+    "One GRPO update of each agent in `optimizers` on its own turns in `samples`; metrics keyed `agent/name`."
+    metrics = {}
+    for agent, opt in optimizers.items():
+        mine = [s for s in samples if s.agent == agent]
+        if not mine: continue
+        adv, counts = step_advantages(mine, hp)
+        keep = [i for i in range(len(mine)) if float(adv[i]) != 0.0]     # a flat group has no gradient: skip its passes
+        mine, adv, sums = [mine[i] for i in keep], adv[keep], collections.Counter()
+        with models.use(agent) as model:
+            ref = frozen_logprobs(reference_of(agent), mine, hp, pad_id, device, autocast) if hp.beta > 0 else None
+            old = [None] * len(mine)         # the first epoch's log-probs: those of the policy that sampled
+            model.eval()                     # no dropout, so that first pass is exactly that policy
+            for epoch in range(hp.epochs if mine else 0):
+                if not grpo_epoch(model, opt, mine, adv, old, ref, hp, pad_id, epoch, sums, device, autocast): break
+            reach = step_reach(model, mine, adv, old, hp, pad_id, device, autocast) if hp.reach and sums['passes'] else {}
+        metrics.update({f'{agent}/{k}': v for k, v in _agent_metrics(counts, len(mine), sums, reach).items()})
+    return metrics
