@@ -27,7 +27,7 @@ COMMANDS = {  # name: (module, one-line help)
     'models': ('cudarl_wb.models', 'model presets, parameter counts, retrain the tokenizer'),
     'episode': ('cudarl_wb.episode', 'run one multi-turn episode and write its transcript'),
     'sft': ('cudarl_wb.sft', 'warm-start the Generator and Optimizer adapters'),
-    'train': ('cudarl_wb.verl_backend', 'multi-turn GRPO training: the built-in trainer, or verl on Ray (--backend verl)'),
+    'train': ('cudarl_wb.trainer', 'multi-turn GRPO training: the built-in trainer, or verl on Ray (--backend verl)'),
     'evaluate': ('cudarl_wb.evaluate', 'a model or a folder of kernels on a task set: fast_p and speedups'),
     'compare': ('cudarl_wb.compare', 'two models or kernel folders on the same tasks: which is better, and how sure (exit 0 better, 1 worse, 3 not distinguishable)'),
 }

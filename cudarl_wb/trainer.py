@@ -889,10 +889,14 @@ def _trains_lora(cfg: GRPOConfig) -> bool:
 # %% ../nbs/14_trainer.ipynb #5f2bad21
 def train_args(p: argparse.ArgumentParser):
     add_options(p, GRPOConfig, skip=('max_grad_norm', 'threshold', 'procedural'))
-    p.add_argument('--pipeline', dest='pipeline', action='store_true', default=True,
-                   help="judge one group's answers while the next group is generated (the default where the model generates on a GPU)")
     p.add_argument('--resume', action='store_true', help='continue the run in --output-dir')
     p.add_argument('--no-plan', action='store_true', help='skip the GPU planner')
+    p.add_argument('--backend', choices=['builtin', 'verl'], default='builtin', help='the built-in trainer, or verl on Ray')
+    p.add_argument('--gpus', help="verl: plan for this inventory (e.g. 2x8xH100-80GB) instead of this machine's cards")
+    p.add_argument('--ray-address', help='verl: join this Ray cluster (several nodes) instead of starting one here')
+    p.add_argument('--dry-run', action='store_true', help="verl: write the run's inputs and print the command, run nothing")
+    p.add_argument('--rollout', choices=['auto', 'vllm', 'cudarl'], default='auto',
+                   help="verl: the rollout engine (auto: vLLM where it is installed, else the project's own)")
 
 # %% ../nbs/14_trainer.ipynb #bee2161a
 RECIPES = {  # preset: the GRPOConfig fields its runs take where the command line does not set them
@@ -903,7 +907,8 @@ RECIPES = {  # preset: the GRPOConfig fields its runs take where the command lin
 }
 
 def train_defaults(args) -> dict:
-    "The defaults `cudarl-wb train` takes from the preset's recipe (parsed again with them, so given flags still win)."
+    "The defaults `cudarl-wb train` takes from the preset's recipe (parsed again with them, so given flags still win); verl's runs keep the plain ones."
+    if getattr(args, 'backend', 'builtin') != 'builtin': return {}
     return dict(RECIPES.get(getattr(args, 'preset', None), {}))
 
 # %% ../nbs/14_trainer.ipynb #58d52a64
@@ -948,6 +953,9 @@ def oom_message(e: Exception, device, out_dir) -> str:
 
 # %% ../nbs/14_trainer.ipynb #59a5c97d
 def train_command(args) -> int:
+    if getattr(args, 'backend', 'builtin') == 'verl':
+        from cudarl_wb.verl_backend import verl_command
+        return verl_command(args)
     cfg = from_options(GRPOConfig, args)
     device = plan = None
     if not args.no_plan:

@@ -26,8 +26,8 @@ __all__ = ['DATA_SOURCE', 'AGENT_NAME', 'FEEDBACK_TOKENS', 'ROLLOUT_NAME', 'ADAP
            'agent_loop_yaml', 'verl_overrides', 'check_config', 'optimizer_turn', 'fold_credit', 'TwoAgentLoop',
            'episodes_of', 'LocalServer', 'save_for_verl', 'ServerActor', 'ActorClient', 'server_name', 'card_index',
            'RolloutServer', 'RolloutAdapter', 'register_rollout', 'check_plugin', 'rollout_name', 'recomputed_logprobs',
-           'prepare_run', 'main_ppo_command', 'train_args', 'train_defaults', 'warm_start', 'verl_model',
-           'card_placement', 'latest_actor', 'merge_actor', 'final_model', 'verl_history', 'train_command']
+           'prepare_run', 'main_ppo_command', 'warm_start', 'verl_model', 'card_placement', 'latest_actor',
+           'merge_actor', 'final_model', 'verl_history', 'verl_command']
 
 # %% ../nbs/16_verl.ipynb #ed63cf0b
 DATA_SOURCE = 'cudarl_wb'
@@ -632,23 +632,6 @@ def main_ppo_command(overrides: list[str]) -> list[str]:
     import sys
     return [sys.executable, '-m', 'verl.trainer.main_ppo', *overrides]
 
-# %% ../nbs/16_verl.ipynb #eaf4d698
-def train_args(p):
-    "`cudarl-wb train`'s arguments: the built-in trainer's, plus the backend and verl's."
-    from cudarl_wb.trainer import train_args as builtin_args
-    builtin_args(p)
-    p.add_argument('--backend', choices=['builtin', 'verl'], default='builtin', help='the built-in trainer, or verl on Ray')
-    p.add_argument('--gpus', help="verl: plan for this inventory (e.g. 2x8xH100-80GB) instead of this machine's cards")
-    p.add_argument('--ray-address', help='verl: join this Ray cluster (several nodes) instead of starting one here')
-    p.add_argument('--dry-run', action='store_true', help="verl: write the run's inputs and print the command, run nothing")
-    p.add_argument('--rollout', choices=['auto', 'vllm', 'cudarl'], default='auto',
-                   help="verl: the rollout engine (auto: vLLM where it is installed, else the project's own)")
-
-def train_defaults(args) -> dict:
-    "The preset's recipe (`RECIPES`, `14_trainer`) for the built-in trainer; verl's runs keep the plain defaults."
-    from cudarl_wb.trainer import train_defaults as builtin_defaults
-    return builtin_defaults(args) if getattr(args, 'backend', 'builtin') == 'builtin' else {}
-
 # %% ../nbs/16_verl.ipynb #6c6619ca
 def warm_start(cfg, dry_run: bool = False, log=print):
     "The model folder (or Hub name) verl trains: the checkpoint given, or the preset's warm start under `warm_start/`."
@@ -791,12 +774,11 @@ def _plan_or_sketch(cfg, args, rollout: str):
     return plan, gpus
 
 # %% ../nbs/16_verl.ipynb #93c26a69
-def train_command(args) -> int:
-    "Run `cudarl-wb train`: the built-in trainer, or (`--backend verl`) verl's `main_ppo` with our data, reward, loop and rollout."
+def verl_command(args) -> int:
+    "`cudarl-wb train --backend verl`: verl's `main_ppo` with our data, reward, loop and rollout."
     import importlib.util, shlex, subprocess, sys
-    from cudarl_wb.trainer import GRPOConfig, train_command as builtin_command
+    from cudarl_wb.trainer import GRPOConfig
     from cudarl_wb.gpu_planner import PlanError, ModelError
-    if args.backend == 'builtin': return builtin_command(args)
     cfg, rollout = from_options(GRPOConfig, args), rollout_name(args.rollout)
     by_sign = "verl's GRPO advantages are not weighted by sign"
     for flag, (value, why) in {'--refill-flat': (cfg.refill_flat, "verl's batch is drawn once a step"),
