@@ -432,11 +432,11 @@ class EpisodeOptions:
     out: str | None = option(None, 'transcript file (JSONL; by default transcripts/<task>-seed<seed>.jsonl)')
     seed: int = option(0, 'seed of the model and of the sampling')
     threshold: float = option(0.8, 'stop once a reward reaches this')
-    max_new_tokens: int = option(512, 'most tokens per answer', ge=1)
+    max_new_tokens: int = option(640, 'most tokens per answer (the trainer\'s: reference answers need up to ~600)', ge=1)
     temperature: float = option(1.0, 'sampling temperature', gt=0)
     top_p: float = option(1.0, 'nucleus sampling: keep the most likely tokens up to this probability', gt=0, le=1)
     greedy: bool = option(False, 'arg-max decoding')
-    preset: str = option('ours', 'reward preset')
+    reward_preset: str = option('ours', "the Tester's reward preset (`07_reward`), as for cudarl-wb train")
     device: str | None = option(None, "where the model runs (by default the first GPU, else 'cpu')")
     dtype: str | None = option(None, 'bf16, fp16 or fp32 (by default bf16 on a GPU, fp32 on a CPU)')
     compile_only: bool = option(False, 'do not run kernels even where there is a GPU')
@@ -457,7 +457,7 @@ def _turn_line(ep: Episode, turn: Turn) -> str:
 def _run_cli_episodes(task: Task, models, o: EpisodeOptions) -> list[Episode]:
     "The command's episodes, each turn printed as it is judged."
     sampling = Sampling(temperature=o.temperature, top_p=o.top_p, max_new_tokens=o.max_new_tokens, greedy=o.greedy)
-    with Tester(evaluator=False if o.compile_only else None, reward_preset=o.preset) as tester:
+    with Tester(evaluator=False if o.compile_only else None, reward_preset=o.reward_preset) as tester:
         print(f'task {task.name} · model {o.model} · {o.group} episode(s) × up to {o.turns} turns · rewards: {tester.mode}'
               + (' (no GPU: kernels are compiled, not run)' if tester.mode == 'compile-only' else ''))
         return run_episodes([task], Generator(models, sampling=sampling), Optimizer(models, sampling=sampling), tester,
