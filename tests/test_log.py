@@ -22,3 +22,13 @@ def test_a_stale_index_and_a_dead_link_are_caught():
 def test_anchors_are_githubs():
     text = '## 2026-12-05 · `04_compiler`, `14_trainer` · the link: 0.64 s (H200)\n## a\n## a\n'
     assert [a for _, a in slugs(text)] == ['2026-12-05--04_compiler-14_trainer--the-link-064-s-h200', 'a', 'a-1']
+
+
+def test_links_from_the_notebooks_and_the_readme_lead_to_an_entry():
+    import re
+    have = {a for _, a in slugs((ROOT/'LOG.md').read_text(encoding='utf-8'))}
+    bad = []
+    for f in [ROOT/'README.md', *sorted((ROOT/'nbs').glob('*.ipynb'))]:
+        for a in re.findall(r'LOG\.md#([^)\s"\\]+)', f.read_text(encoding='utf-8')):
+            if a not in have: bad.append(f'{f.name}: #{a}')
+    assert not bad, bad

@@ -103,7 +103,7 @@ def _scrub(text: str) -> str:
 def _links(md: str) -> str:
     "Links to the hosted docs become links inside this site; the run history is a page of it."
     md = re.sub(r'https://cudarl-wb\.github\.io/cudarl-wb/([\w-]+)\.html', r'\1.html', md)
-    return md.replace('](../LOG.md)', '](LOG.md)')
+    return re.sub(r'\]\(\.\./LOG\.md(#[^)\s]*)?\)', lambda m: f'](LOG.md{m.group(1) or ""})', md)
 
 
 def _sources(out: dict) -> None:
