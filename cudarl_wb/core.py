@@ -401,9 +401,11 @@ def file_sha256(path) -> str:
     return h.hexdigest()
 
 # %% ../nbs/00_core.ipynb #f0fa4a57
-def option(default=None, help: str = '', flag: str | None = None, choices=None, ge=None, gt=None, le=None, lt=None):
+def option(default=None, help: str = '', flag: str | None = None, choices=None, ge=None, gt=None, le=None, lt=None,
+           experiment: str | None = None):
     "A dataclass field that is also a command-line option: its default, help, flag name if not `--field-name`, and range."
-    return field(default=default, metadata=dict(help=help, flag=flag, choices=choices, ge=ge, gt=gt, le=le, lt=lt))
+    return field(default=default, metadata=dict(help=help, flag=flag, choices=choices, ge=ge, gt=gt, le=le, lt=lt,
+                                                experiment=experiment))
 
 # %% ../nbs/00_core.ipynb #fc3b080c
 def _option_type(tp):
@@ -434,21 +436,22 @@ def option_bounds(f: dataclasses.Field) -> dict:
 # %% ../nbs/00_core.ipynb #b52ae4db
 def add_options(p, cls, skip=()):
     "Declare one argparse option on `p` for each field of the dataclass `cls` (but those in `skip`)."
-    hints = typing.get_type_hints(cls)
-    for f in dataclasses.fields(cls):
-        if f.name in skip: continue
+    hints, fields = typing.get_type_hints(cls), [f for f in dataclasses.fields(cls) if f.name not in skip]
+    tried = (p.add_argument_group('experiments', 'kept to reproduce or extend the runs of LOG.md; their defaults are the recipe')
+             if any(f.metadata.get('experiment') for f in fields) else None)
+    for f in fields:
         md, d = f.metadata, f.default
-        help_ = md.get('help', '')
-        tp = _option_type(hints[f.name])
+        help_ = md.get('help', '') + (f" [{md['experiment']}]" if md.get('experiment') else '')
+        tp, to = _option_type(hints[f.name]), tried if md.get('experiment') else p
         if tp is bool:
             flag = md.get('flag') or ('--no-' if d else '--') + f.name.replace('_', '-')
-            p.add_argument(flag, dest=f.name, action='store_false' if d else 'store_true', help=help_)
+            to.add_argument(flag, dest=f.name, action='store_false' if d else 'store_true', help=help_)
             continue
         flag = md.get('flag') or '--' + f.name.replace('_', '-')
         kw = dict(dest=f.name, default=d, help=f'{help_} (default: %(default)s)' if help_ else None)
         if md.get('choices'): kw['choices'] = md['choices']
         if tp in (int, float): kw['type'] = bounded(tp, **option_bounds(f))
-        p.add_argument(flag, **kw)
+        to.add_argument(flag, **kw)
     return p
 
 # %% ../nbs/00_core.ipynb #8ebb904b
