@@ -1,10 +1,10 @@
-"bench/turns_bench.py: one budget of answers per task, spent as one-turn samples or as refinement turns."
+"runs/turns.py: one budget of answers per task, spent as one-turn samples or as refinement turns."
 import sys
 from pathlib import Path
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]/'bench'))
-import turns_bench
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]/'runs'))
+import turns as turns_bench
 
 
 def test_budget_must_split_into_turns():

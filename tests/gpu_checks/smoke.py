@@ -3,13 +3,13 @@
 Builds the naive `relu` and `vector_add` solutions twice (CUDA runtime linked statically, nvcc's default,
 and `-cudart shared`), loads each with ctypes into this torch process, calls the launcher with torch
 pointers on torch's current stream and on a side stream, and checks the result. Prints a table and
-writes JSON to bench/results/gpu_smoke.json (or $CUDARL_BENCH_RESULTS/gpu_smoke.json).
+writes JSON to --out (default gpu_check/gpu_smoke.json). `.ci/gpu checks` runs it.
 """
 import ctypes, json, os, subprocess, sys, tempfile, time
 from pathlib import Path
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from cudarl_wb.tasks import get_task
 from cudarl_wb.cli import machine_info
 
@@ -60,9 +60,9 @@ def main():
             times.sort(); row['ms_16M'] = round(times[len(times)//2], 4)
             rows.append(row)
     out['rows'] = rows
-    from _table import results_dir
-    dest = results_dir()
-    (dest/'gpu_smoke.json').write_text(json.dumps(out, indent=2, default=str))
+    dest = Path(sys.argv[sys.argv.index('--out') + 1] if '--out' in sys.argv else 'gpu_check/gpu_smoke.json')
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text(json.dumps(out, indent=2, default=str))
     print(json.dumps({k: info[k] for k in ('torch', 'torch_cuda', 'nvcc_version', 'driver', 'gpus')}, indent=1))
     for r in rows: print(r)
 

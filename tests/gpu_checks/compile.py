@@ -7,14 +7,14 @@
 3. our theoretical occupancy equals the driver's cuOccupancyMaxActiveBlocksPerMultiprocessor for every kernel
    at block sizes 32…1024, and ptxas's registers / shared bytes equal the driver's function attributes.
 
-    python bench/compile_gpu_check.py [--out bench/results/compile_gpu_check.json]
+    python tests/gpu_checks/compile.py [--out gpu_check/compile_gpu_check.json]      # `.ci/gpu checks` runs it
 
 Exit status 0 when everything agrees.
 """
 import argparse, ctypes, json, sys, tempfile, os
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 os.environ.setdefault('CUDARL_CACHE', tempfile.mkdtemp(prefix='compile-gpu-check-'))
 
@@ -82,7 +82,7 @@ CASES = {'02_vector_add_float4': case_vector_add_float4, '08_softmax_rows': case
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument('--out', default=str(REPO / 'bench' / 'results' / 'compile_gpu_check.json'))
+    p.add_argument('--out', default='gpu_check/compile_gpu_check.json')
     a = p.parse_args(argv)
     assert torch.cuda.is_available(), 'needs a GPU'
     torch.cuda.init()

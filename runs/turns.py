@@ -18,14 +18,14 @@ Two ways to compare, from one warm start (an agents folder, e.g. a warm start's 
 
 Run from the repository root:
 
-    python bench/turns_bench.py --warm DIR                                  # CPU: compile-only, eval mode
-    python bench/turns_bench.py --warm DIR --mode train --steps 6           # CPU: training, tiny scale
-    python bench/turns_bench.py --warm DIR --budget 8 --tasks 64 --device cuda                 # GPU: full reward
-    python bench/turns_bench.py --warm DIR --mode train --steps 10 --device cuda --preset small --lora-rank 16 \
+    python runs/turns.py --warm DIR                                  # CPU: compile-only, eval mode
+    python runs/turns.py --warm DIR --mode train --steps 6           # CPU: training, tiny scale
+    python runs/turns.py --warm DIR --budget 8 --tasks 64 --device cuda                 # GPU: full reward
+    python runs/turns.py --warm DIR --mode train --steps 10 --device cuda --preset small --lora-rank 16 \
         --learning-rate 1e-3 --batch-size 8 --test-tasks 128
 
-Prints a table and writes bench/results/turns_bench_<mode>[_cpu].json and a figure beside it (.png),
-under $CUDARL_BENCH_RESULTS when it is set.
+Prints a table and writes bench/results/turns_bench_<mode>[_cpu].json and a figure beside it (.png), or under
+$CUDARL_BENCH_RESULTS when it is set.
 """
 import argparse, json, os, statistics, sys, tempfile, time
 from pathlib import Path
