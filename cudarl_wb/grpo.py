@@ -113,6 +113,7 @@ class Sample:
     reward: float
     group: int
     turn: int = 0
+    passed: bool = False           # the Tester verified this turn's answer: correct (compiled, where judged compile-only)
     @property
     def tokens(self) -> int: return len(self.prompt_ids) + len(self.response_ids)   # its width in a forward pass
 
@@ -130,7 +131,8 @@ def samples_of(episodes, credit: str = 'returns', gamma: float = 0.4) -> dict[st
         for t, r in zip(ep.turns, _credits(ep, credit, gamma)):
             g = t.generation
             if not g.response_ids: continue
-            out.setdefault(t.agent, []).append(Sample(t.agent, list(g.prompt_ids), list(g.response_ids), float(r), ep.group, t.index))
+            ok = t.report.verdict.correct if ep.mode == 'full' else t.report.verdict.compiled
+            out.setdefault(t.agent, []).append(Sample(t.agent, list(g.prompt_ids), list(g.response_ids), float(r), ep.group, t.index, ok))
     return out
 
 # %% ../nbs/13_grpo.ipynb #6789300f
@@ -179,8 +181,9 @@ class StepConfig(Record):
     beta: float = option(0.0, 'KL coefficient (0: no reference model)')
     credit: str = option('returns', "a turn's credit: its return Σ γ^k s(t+k), or the episode's credit", choices=['returns', 'episode'], experiment='not measured yet')
     gamma: float = option(0.4, "discount of the later turns' scores in a turn's return", le=1)
-    baseline: str = option('turn_loo', "what a return is compared with: the task's other samples at the same turn (TRLOO) or its group's mean",
-                           choices=['turn_loo', 'group'])
+    baseline: str = option('turn_loo', "what a return is compared with: the task's other samples at the same turn (TRLOO), its group's mean, "
+                           "or nothing: 'rft' fine-tunes on the turns the Tester verified (rejection sampling, the baseline GRPO must beat)",
+                           choices=['turn_loo', 'group', 'rft'])
     scale: str = option('group', "advantage scaling: 'none' is Dr. GRPO's", choices=['group', 'batch', 'none'], experiment='LOG.md 2026-11-26: none (Dr. GRPO) tried on small')
     min_std: float = option(0.05, "floor of a group's reward std under --scale group (0: none)")
     loss_mode: str = option('token', 'how per-token losses are averaged', choices=['token', 'sequence', 'dr_grpo'], experiment='not measured yet')
@@ -207,11 +210,14 @@ def advantage_groups(samples: list[Sample], per_turn: bool = True) -> torch.Tens
 # %% ../nbs/13_grpo.ipynb #027a2c23
 def step_advantages(samples: list[Sample], hp: StepConfig) -> tuple[torch.Tensor, dict]:
     "One agent's advantages under `hp`, and their counts: turns, groups, flat groups and their share, rewards."
-    if hp.baseline not in ('turn_loo', 'group'): raise ValueError(f"baseline must be 'turn_loo' or 'group', not {hp.baseline!r}")
+    if hp.baseline not in ('turn_loo', 'group', 'rft'): raise ValueError(f"baseline must be 'turn_loo', 'group' or 'rft', not {hp.baseline!r}")
     if not (hp.positive_weight >= 0 and hp.negative_weight >= 0): raise ValueError(f'the weights must be 0 or more, not {hp.positive_weight!r}, {hp.negative_weight!r}')
     rewards, per_turn = torch.tensor([s.reward for s in samples]), hp.baseline == 'turn_loo'
     ids = advantage_groups(samples, per_turn)
-    adv, flat = group_advantages(rewards, ids, hp.scale, min_std=hp.min_std, loo=per_turn)
+    if hp.baseline == 'rft':           # rejection sampling: the verified turns, each weighed 1; the rest left out
+        adv = torch.tensor([float(s.passed) for s in samples])
+        flat = ~(torch.zeros(int(ids.max()) + 1).index_add_(0, ids, adv) > 0)[ids]      # a group with nothing verified
+    else: adv, flat = group_advantages(rewards, ids, hp.scale, min_std=hp.min_std, loo=per_turn)
     adv = adv * torch.where(adv > 0, hp.positive_weight, hp.negative_weight)
     groups, flat_groups = len(set(ids.tolist())), len(set(ids[flat].tolist()))
     return adv, dict(turns=len(samples), groups=groups, flat_groups=flat_groups, flat_share=flat_groups / groups,

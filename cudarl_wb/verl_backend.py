@@ -784,7 +784,8 @@ def verl_command(args) -> int:
     for flag, (value, why) in {'--refill-flat': (cfg.refill_flat, "verl's batch is drawn once a step"),
                                '--target-kl': (cfg.target_kl, "verl's actor runs every epoch"),
                                '--positive-weight': (cfg.positive_weight != 1, by_sign),
-                               '--negative-weight': (cfg.negative_weight != 1, by_sign)}.items():
+                               '--negative-weight': (cfg.negative_weight != 1, by_sign),
+                               '--baseline rft': (cfg.baseline == 'rft', "verl's advantages are its own GRPO's")}.items():
         if value: print(f"cudarl-wb train --backend verl: {flag} is the built-in trainer's ({why})", file=sys.stderr); return 2
     if not (args.dry_run or importlib.util.find_spec('verl')):
         print('cudarl-wb train --backend verl: verl is not installed: pip install "cudarl-wb[verl]" '
