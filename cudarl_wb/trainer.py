@@ -25,11 +25,12 @@ from .sft import SFTConfig, start_agents, joint_agents, master_dtype, _device_na
 from .grpo import Sample, StepConfig, samples_of, grpo_step, _batched_logprobs, pass_rates, informative_tasks, flat_tasks
 
 # %% auto #0
-__all__ = ['RECIPES', 'GRPOConfig', 'training_tasks', 'eval_split', 'evaluation_tasks', 'split_line', 'episode_metrics',
-           'save_agents', 'GRPOTrainer', 'sft_overrides', 'overlap_s', 'build_threads', 'Pipeline',
-           'warm_in_background', 'peak_memory', 'worker_device_bytes', 'judged_parts', 'update_config', 'eval_records',
-           'eval_score', 'lr_scale', 'adapt_lr_factor', 'plot_training', 'train_args', 'train_defaults',
-           'builtin_plan_settings', 'builtin_plan', 'plan_tester', 'oom_message', 'train_command', 'run_summary']
+__all__ = ['RECIPES', 'GRPOConfig', 'training_tasks', 'eval_split', 'evaluation_tasks', 'split_line', 'split_counts',
+           'plot_splits', 'episode_metrics', 'save_agents', 'GRPOTrainer', 'sft_overrides', 'overlap_s',
+           'build_threads', 'Pipeline', 'warm_in_background', 'peak_memory', 'worker_device_bytes', 'judged_parts',
+           'update_config', 'eval_records', 'eval_score', 'lr_scale', 'adapt_lr_factor', 'plot_training', 'train_args',
+           'train_defaults', 'builtin_plan_settings', 'builtin_plan', 'plan_tester', 'oom_message', 'train_command',
+           'run_summary']
 
 # %% ../nbs/14_trainer.ipynb #f5d0e71d
 @dataclass
@@ -130,6 +131,30 @@ def split_line(pool: list, val: list[str], test: list[str]) -> str:
     count = lambda ts: ', '.join(f'{n} {f}' for f, n in collections.Counter(get_task(getattr(t, 'name', t)).family for t in ts).most_common())
     return (f'training on {len(pool)} tasks ({count(pool)}), choosing on {len(val)} validation tasks, reporting on '
             f'{len(test)} test tasks ({count(test)}); no composition or problem in two of them')
+
+# %% ../nbs/14_trainer.ipynb #9c74e258
+def split_counts(cfg: GRPOConfig, gpu: bool = False) -> dict[str, dict[str, int]]:
+    "What a run draws from each region, by family: the warm start's procedural examples, the RL pool, validation, test."
+    from cudarl_wb.sft import sft_config
+    fam = lambda t: t.extra.get('generator', t.family) if t.family == 'procedural' else t.family
+    pool, _ = training_tasks(cfg)
+    parts = {'RL pool (rl)': pool, 'validation (val)': evaluation_tasks(cfg, 'val', gpu), 'test (test)': evaluation_tasks(cfg, 'test', gpu)}
+    return {'warm start (sft)': dict(sft_config(cfg.preset, 'cuda' if gpu else None).procedural),
+            **{name: dict(collections.Counter(map(fam, ts))) for name, ts in parts.items()}}
+
+def plot_splits(counts: dict[str, dict[str, int]], title: str = ''):
+    "`split_counts` as a grid: a row per region, a column per family, each cell's count written in it."
+    import matplotlib.pyplot as plt, numpy as np
+    rows, cols = list(counts), sorted({f for c in counts.values() for f in c})
+    grid = np.array([[counts[r].get(f, 0) for f in cols] for r in rows], dtype=float)
+    fig, ax = plt.subplots(figsize=(1.6 * len(cols) + 2.5, 0.5 * len(rows) + 1.2))
+    ax.imshow(np.log1p(grid), cmap='Blues', aspect='auto', vmin=0, vmax=np.log1p(grid.max()) * 1.4)
+    for i in range(len(rows)):
+        for j in range(len(cols)): ax.text(j, i, f'{int(grid[i, j]):,}', ha='center', va='center', fontsize=9)
+    ax.set_xticks(range(len(cols)), cols); ax.set_yticks(range(len(rows)), rows)
+    ax.set_title(title or 'what a run draws from each region: no composition is in two', fontsize=10)
+    fig.tight_layout()
+    return fig
 
 # %% ../nbs/14_trainer.ipynb #a2b6e06a
 def episode_metrics(episodes) -> dict:
