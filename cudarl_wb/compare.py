@@ -10,7 +10,7 @@ import argparse, sys
 from dataclasses import dataclass
 from pathlib import Path
 from .core import *
-from .evaluate import TaskResult, _done, evaluate_kernels, evaluate_model, fast_p
+from .evaluate import EvalConfig, TaskResult, _done, evaluate_kernels, evaluate_model, fast_p
 from .stats import _pct, paired_change
 
 # %% auto #0
@@ -101,18 +101,14 @@ def plot_compare(rep: dict, a: list[TaskResult] | None = None, b: list[TaskResul
 
 # %% ../nbs/15a_compare.ipynb #2466d2e0
 @dataclass
-class CompareConfig:
-    "What `cudarl-wb compare` runs: the same tasks, turns and seed for both sides."
-    tasks: str = option('builtin', 'task set for models and kernel folders, as for cudarl-wb evaluate')
-    turns: int = option(2, 'turns per episode (models)', ge=1)
-    samples: int = option(1, 'episodes per task (models; 1: greedy)', ge=1)
-    seed: int = option(0, 'random seed (task draws and sampling), the same for both sides')
-    alpha: float = option(0.05, 'significance level of the decision (and 1 - the speedup interval\'s confidence)', gt=0, lt=1)
+class CompareConfig(EvalConfig):
+    "What `cudarl-wb compare` runs: `cudarl-wb evaluate`'s tasks, turns, samples and seed, the same for both sides."
     out: str = option('compare', 'folder for compare.json, compare.png and each model\'s evaluation')
+    alpha: float = option(0.05, 'significance level of the decision (and 1 - the speedup interval\'s confidence)', gt=0, lt=1)
 
 def compare_args(p: argparse.ArgumentParser):
     for side in 'ab': p.add_argument(side, help=f'{side.upper()}: a model (preset, folder, Hub name), a folder of kernel files, or a folder cudarl-wb evaluate wrote')
-    add_options(p, CompareConfig)
+    add_options(p, CompareConfig, skip=('kernels',))       # a side is a kernel folder already
 
 # %% ../nbs/15a_compare.ipynb #206aba40
 def compare_command(args) -> int:

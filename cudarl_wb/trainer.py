@@ -1006,6 +1006,7 @@ def train_command(args) -> int:
     print(f'wrote {trainer.out}/final_model, {trainer.out}/training_curves.png')
     return 0
 
+# %% ../nbs/14_trainer.ipynb #576c6520
 def run_summary(final: dict, mode: str) -> str:
     "The test change from the start to the end, the validation rates, and the mean time per step."
     e0, e1, lines = final['evals'][0], final['evals'][-1], []

@@ -15,7 +15,7 @@ import math, os, re, struct, tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 import torch
-from cudarl_wb.core import run_capped, cache_dir, content_hash
+from cudarl_wb.core import bracket_end, run_capped, cache_dir, content_hash
 
 EMU_DIR = Path(__file__).parent / 'emu'
 _SYNC = re.compile(r'__syncthreads|__syncwarp|__shfl\w*_sync|__ballot_sync|__any_sync|__all_sync')
@@ -46,14 +46,10 @@ def strip_comments(src: str) -> str:
 
 
 def _match(s: str, i: int, op: str, cl: str) -> int:
-    "Index just past the bracket that closes the `op` at `s[i]`."
-    depth = 0
-    for j in range(i, len(s)):
-        if s[j] == op: depth += 1
-        elif s[j] == cl:
-            depth -= 1
-            if depth == 0: return j + 1
-    raise EmuUnsupported(f'unbalanced {op}{cl} at offset {i}')
+    "Index just past the bracket that closes the `op` at `s[i]` (`bracket_end`), refused where it never closes."
+    end = bracket_end(s, i, op, cl)
+    if end is None: raise EmuUnsupported(f'unbalanced {op}{cl} at offset {i}')
+    return end
 
 
 def _split_top(s: str) -> list[str]:
