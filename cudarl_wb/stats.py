@@ -89,9 +89,10 @@ def summary(records: Sequence[dict], verdict: str = 'correct', ks: Sequence[int]
     g = geomean_ci([r.get('speedup') for r in records if r.get('correct')], confidence)
     out.update(geomean=g['geomean'], geomean_lo=g['lo'], geomean_hi=g['hi'])
     sampled = [r for r in records if r.get('samples')]
+    out['sampled_tasks'] = len(sampled)      # pass@k is over these (a run samples only the first of its test tasks)
     for k in ks:
         fit = [r for r in sampled if r['samples'] >= k and f'samples_{verdict}' in r]
-        out[f'pass@{k}'] = float(np.mean([pass_at_k(r['samples'], r[f'samples_{verdict}'], k) for r in fit])) if fit and len(fit) == n else None
+        out[f'pass@{k}'] = float(np.mean([pass_at_k(r['samples'], r[f'samples_{verdict}'], k) for r in fit])) if fit and len(fit) == len(sampled) else None
     return out
 
 def _paired(a: Sequence[dict], b: Sequence[dict]) -> list[tuple[dict, dict]]:
@@ -134,7 +135,8 @@ def report_table(rows: dict) -> 'pandas.DataFrame':
         g = s['geomean']
         t.append({'': name, 'tasks': s['tasks'], s['verdict']: f"{_pct(s['rate'])} [{_pct(s['lo'])}, {_pct(s['hi'])}]",
                   'change': '' if c is None else f"{100 * c['change']:+.1f} (−{c['lost']} +{c['gained']}, p={c['p']:.2g})",
-                  'compile': _pct(s['compile_rate']), 'pass@1': _pct(s.get('pass@1')), 'pass@8': _pct(s.get('pass@8')),
+                  'compile': _pct(s['compile_rate']), 'sampled': s.get('sampled_tasks') or '',
+                  'pass@1': _pct(s.get('pass@1')), 'pass@8': _pct(s.get('pass@8')),
                   'fast_1': _pct(s['fast_1']), 'geomean': '—' if g is None else f'{g:.2f}×',
                   'speedup ratio': '' if c is None or c['speedup_ratio'] is None else
                       f"{c['speedup_ratio']:.2f}× [{c['speedup_ratio_lo'] or math.nan:.2f}, {c['speedup_ratio_hi'] or math.nan:.2f}]"})

@@ -60,7 +60,9 @@ class GRPOConfig(StepConfig):
                          choices=['full', 'ratio'])
     test_tasks: int | None = option(None, 'test tasks, evaluated greedily at the start and the end (default: 256 with a GPU, 128 without)')
     val_tasks: int = option(64, 'validation tasks, evaluated at every evaluation: the best checkpoint is chosen on them', ge=1)
-    eval_samples: int | None = option(None, 'episodes sampled at temperature 1 per test task, for pass@k (default: 8 with a GPU, 0 without)')
+    eval_samples: int | None = option(None, 'episodes sampled at temperature 1 per sampled test task, for pass@k (default: 8 with a GPU, 0 without)')
+    pass_k_tasks: int = option(64, 'test tasks (the first of the test set) that are also sampled for pass@k', ge=0)
+    eval_batch: int = option(128, 'conversations an evaluation decodes at once (bounds its memory)', ge=1)
     eval_every: int = option(0, 'steps between evaluations (0: at the start and the end)')
     start_tier: int = option(1, 'the curriculum tier to start at')
     demote: bool = option(True, 'never fall back a curriculum tier', flag='--no-demote')
@@ -295,9 +297,10 @@ def _make_agents(self: GRPOTrainer, tester=None):
     sampling = Sampling(temperature=cfg.temperature, top_p=cfg.top_p, max_new_tokens=cfg.max_new_tokens)
     greedy = Sampling(greedy=True, max_new_tokens=cfg.max_new_tokens)
     self.generator, self.optimizer_agent = Generator(self.models, sampling=sampling), Optimizer(self.models, sampling=sampling)
-    self.eval_agents = Generator(self.models, sampling=greedy), Optimizer(self.models, sampling=greedy)
+    ev = dict(max_batch=cfg.eval_batch)       # an evaluation decodes in waves, not all its episodes at once
+    self.eval_agents = Generator(self.models, sampling=greedy, **ev), Optimizer(self.models, sampling=greedy, **ev)
     hot = Sampling(temperature=1.0, max_new_tokens=cfg.max_new_tokens)      # pass@k samples at the temperature it is quoted at
-    self.sample_agents = Generator(self.models, sampling=hot), Optimizer(self.models, sampling=hot)
+    self.sample_agents = Generator(self.models, sampling=hot, **ev), Optimizer(self.models, sampling=hot, **ev)
     self.tester = tester or Tester(reward_preset=cfg.reward_preset, timing=cfg.timing)
     self.mode = self.tester.mode
 
@@ -672,15 +675,25 @@ def eval_records(episodes, sampled=()) -> list[dict]:
     return list(recs.values())
 
 # %% ../nbs/14_trainer.ipynb #26e44b11
+@patch(as_prop=True)
+def untimed_tester(self: GRPOTrainer) -> Tester:
+    "A `Tester` on the trainer's evaluator that judges without timing (sampled episodes for pass@k)."
+    if getattr(self, '_untimed', None) is None:
+        self._untimed = Tester(self.tester.evaluator, reward_preset=self.cfg.reward_preset, time_it=False)
+    return self._untimed
+
+# %% ../nbs/14_trainer.ipynb #17e32cbb
 @patch
-def evaluate(self: GRPOTrainer, tasks=None, samples: int = 0, name: str = 'step') -> dict:
-    "Greedy episodes on `tasks` (default: validation), `samples` sampled ones a task: rates, speedups and one record a task."
-    tasks = tasks or self.val_set
+def evaluate(self: GRPOTrainer, tasks=None, samples: int = 0, name: str = 'step', sample_tasks: int | None = None) -> dict:
+    "Greedy episodes on `tasks` (default: validation), `samples` sampled ones on each of the first `sample_tasks`: rates, records."
+    tasks = list(tasks or self.val_set)
     warm_in_background(self.tester, tasks)
     release_decoders()        # greedy and sampled decoders cannot serve each other: keep neither across an evaluation
-    play = lambda agents, g, seed: run_episodes(tasks, *agents, self.tester, group_size=g, max_turns=self.cfg.max_turns,
-                                                threshold=self.cfg.threshold, progress=False, seed=seed)
-    try: eps, sampled = play(self.eval_agents, 1, None), (play(self.sample_agents, samples, self.cfg.seed) if samples else [])
+    play = lambda ts, agents, tester, g, seed: run_episodes(ts, *agents, tester, group_size=g, max_turns=self.cfg.max_turns,
+                                                            threshold=self.cfg.threshold, progress=False, seed=seed)
+    try:
+        eps = play(tasks, self.eval_agents, self.tester, 1, None)
+        sampled = play(tasks[:sample_tasks], self.sample_agents, self.untimed_tester, samples, self.cfg.seed) if samples else []
     finally: release_decoders()
     save_transcripts(self.out/'evals'/f'{name}_{self.step:05d}.jsonl', eps + sampled)
     m = episode_metrics(eps)
@@ -841,9 +854,12 @@ def _test(self: GRPOTrainer, name: str, step: int | None = None) -> dict:
     "Play the test tasks with the agents as they are now; keep the records under `name`."
     t0, cfg = time.perf_counter(), self.cfg
     k = cfg.eval_samples if cfg.eval_samples is not None else (8 if self.mode == 'full' else 0)
-    e = self.evaluate(self.test_set, samples=k, name=f'test_{name}')
+    n, ks = len(self.test_set), min(cfg.pass_k_tasks, len(self.test_set)) if k else 0
+    what = f"{n} tasks greedily{f', the first {ks} also × {k} sampled' if ks else ''}"
+    self.log(f"test ({name}): {what} ...")      # the longest quiet stretch of a run: say what it is doing
+    e = self.evaluate(self.test_set, samples=k if ks else 0, name=f'test_{name}', sample_tasks=ks)
     self.tests[name] = dict(step=self.step if step is None else step, seconds=round(time.perf_counter() - t0, 2), records=e['records'])
-    self.log(f"test ({name}, step {self.tests[name]['step']}, {len(self.test_set)} tasks{f' × {k} samples' if k else ''}): "
+    self.log(f"test ({name}, step {self.tests[name]['step']}, {what}): "
              f"compile {e['compile_rate']:.2f}, correct {e['fast_0']:.2f} in {self.tests[name]['seconds']:.0f} s")
     return self.tests[name]
 
