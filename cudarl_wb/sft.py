@@ -457,11 +457,11 @@ class _Progress(_Callback):
     def on_step_end(self, args, state, control, **kw):
         if self.bar is None: return
         self.bar.total = self.schedule.total
-        self.bar.n = state.global_step
         el = max(1e-9, time.perf_counter() - self.t0)
         self.post['tok/s'] = f'{(self.collator.tokens - self.tok0) / el:.0f}'
         if self.tuner: self.post['threads'] = self.tuner.current
-        self.bar.set_postfix(self.post, refresh=False); self.bar.refresh()
+        self.bar.set_postfix(self.post, refresh=False)
+        self.bar.update(state.global_step - self.bar.n)   # redrawn at tqdm's pace: on a screen often, in a log once a minute
 
     def on_log(self, args, state, control, logs=None, **kw):
         if logs and 'loss' in logs: self.post.update(loss=f"{logs['loss']:.3f}", lr=f"{logs.get('learning_rate', 0):.2e}")

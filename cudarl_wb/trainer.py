@@ -71,7 +71,6 @@ class GRPOConfig(StepConfig):
     min_warm_compile: float = option(MIN_WARM_COMPILE, 'refuse a warm start whose held-out compile rate is under this (0: never refuse)', le=1)
     sft_settings: str | None = option(None, 'the warm start\'s own settings (SFTConfig fields, 12_sft) as a JSON object, e.g. \'{"stop_correct": 0.5}\'')
     joint_sft: bool = option(False, "after the warm start, fine-tune each agent on its own successful turns (the joint stage, 12_sft)", experiment="LOG.md 2026-11-27: no gain seen, a quarter of the run's time")
-    time_budget_s: float | None = option(None, 'stop training after this many seconds (then evaluate and save)', flag='--time-budget', gt=0)
     run_budget_s: float | None = option(None, 'the whole run in seconds, warm start included: training stops in time for its last evaluation', flag='--run-budget', gt=0)
     lr_final: float = option(1.0, "the learning rate at the run's end, as a share of its start (linear in the run's progress; 1: constant)", le=1)
     seed: int = option(0, 'random seed')
@@ -679,7 +678,8 @@ def eval_records(episodes, sampled=()) -> list[dict]:
 def untimed_tester(self: GRPOTrainer) -> Tester:
     "A `Tester` on the trainer's evaluator that judges without timing (sampled episodes for pass@k)."
     if getattr(self, '_untimed', None) is None:
-        self._untimed = Tester(self.tester.evaluator, reward_preset=self.cfg.reward_preset, time_it=False)
+        t = self.tester
+        self._untimed = Tester(t.evaluator, reward_preset=t.reward_preset, arch=t.arch, workers=t.workers, time_it=False)
     return self._untimed
 
 # %% ../nbs/14_trainer.ipynb #17e32cbb
@@ -753,11 +753,10 @@ def adapt_lr_factor(factor: float, kl: float | None, target: float, rate: float 
 @patch
 def _budget(self: GRPOTrainer, t_start: float) -> float | None:
     "Seconds the training may run from `t_start` (None: no budget), keeping the time of the last evaluations for the end."
-    cfg, left = self.cfg, []
-    if cfg.time_budget_s: left.append(cfg.time_budget_s)
+    cfg = self.cfg
+    if not cfg.run_budget_s: return None
     end = self.evals[-1].get('seconds', 0.0) + self.tests.get('start', {}).get('seconds', 0.0)   # validation and test, as at the start
-    if cfg.run_budget_s: left.append(cfg.run_budget_s - (t_start - self.t_made) - end)
-    return max(min(left), 0.0) if left else None
+    return max(cfg.run_budget_s - (t_start - self.t_made) - end, 0.0)
 
 @patch
 def _set_lr(self: GRPOTrainer, elapsed: float, budget: float | None):

@@ -12,7 +12,7 @@ export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 CUDARL_CACH
 LOGDIR=${LOGDIR:-runs/joint_logs}; mkdir -p "$LOGDIR"
 stage=${1:-all} rl_s=${RL_SECONDS:-360}
 # small's own recipe (RECIPES in 14_trainer: LoRA r16 at 1e-3 falling, 8 tasks x 8 episodes), evaluated every 3 steps
-GRPO=(--preset small --eval-every 3 --seed 0 --time-budget "$rl_s")
+GRPO=(--preset small --eval-every 3 --seed 0 --run-budget "$rl_s")
 
 warm() {
   [ -f runs/sft_small/agents.json ] && { echo "== warm start: runs/sft_small is there"; return; }

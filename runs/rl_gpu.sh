@@ -26,7 +26,7 @@ pids=()
 for run in "$@"; do
   lr=${run%%:*} reward=${run#*:}; [ "$reward" = "$run" ] && reward=""
   python3 -m cudarl_wb.cli train --preset small --generator-checkpoint runs/sft_small --output-dir "runs/rl_small_${run/:/_}" \
-      --num-episodes 1000000 --learning-rate "$lr" --time-budget "$grpo_s" ${GRPO_EXTRA:-} ${reward:+--reward-preset $reward} \
+      --num-episodes 1000000 --learning-rate "$lr" --run-budget "$grpo_s" ${GRPO_EXTRA:-} ${reward:+--reward-preset $reward} \
       > "$LOGDIR/grpo_${run/:/_}.log" 2>&1 &
   pids+=($!)
 done

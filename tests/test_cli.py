@@ -113,3 +113,16 @@ def test_progress_in_a_log_file_is_short_lines(tmp_path):
     bars = [l for l in lines if 'KernelBench:' in l and '%|' in l]
     assert '\r' not in text and bars and all(l.count('%|') == 1 for l in bars), bars
     assert max(map(len, lines)) <= 300, max(lines, key=len)[:500]
+
+
+def test_training_bars_in_a_log_redraw_at_their_interval(tmp_path):
+    "The warm start's bars written to a file redraw once an interval, not once a step (400 steps made 400 lines)."
+    log = tmp_path/'log.txt'
+    with open(log, 'w') as f:
+        r = _cli('sft', '--preset', 'tiny', '--max-steps', '40', '--no-eval', '--out', str(tmp_path/'sft'),
+                 '--set', 'procedural={"elementwise": 40, "rowreduce": 10, "broadcast": 10}',
+                 cache=tmp_path/'cache', stdout=f, stderr=subprocess.STDOUT, capture_output=False)
+    text = log.read_text()
+    assert r.returncode == 0, text[-2000:]
+    bars = [l for l in text.splitlines() if l.startswith('SFT generator') and '%|' in l]
+    assert 1 <= len(bars) <= 4, bars          # the first draw, the last, and its close: the run is shorter than a minute
