@@ -61,8 +61,8 @@ class SFTConfig(Record):
 
 # %% ../nbs/12_sft.ipynb #7fdcfcd3
 SFT_PRESETS = {
-    'tiny': SFTConfig(eval_every=0,    # no probe: its whole 400 steps (see above)
-                      steps={'generator': 400, 'optimizer': 142}, learning_rates={'optimizer': 5e-4},   # an Optimizer that repairs
+    'tiny': SFTConfig(eval_every=0,    # no probe: its whole 300 steps (see above)
+                      steps={'generator': 300, 'optimizer': 107}, learning_rates={'optimizer': 5e-4},   # an Optimizer that repairs
                       on_gpu=dict(procedural={'elementwise': 8000, 'rowreduce': 2000, 'broadcast': 2000},   # half of what reads the formula well:
                                   steps={'generator': 3000, 'optimizer': 142}, batch_size=16)),              # room left for RL (see above)
     'small': SFTConfig(procedural={'elementwise': 8000, 'rowreduce': 2500, 'broadcast': 2500}, builtin_variants=2,
@@ -1056,7 +1056,7 @@ def master_dtype(device, whole: bool) -> torch.dtype | None:
 class WarmStartError(RuntimeError):
     "A warm start too weak to train RL from."
 
-MIN_WARM_COMPILE = 0.2   # the validation compile rate under which a warm start is refused (see above)
+MIN_WARM_COMPILE = 0.1   # the validation compile rate under which a warm start is refused (see above)
 
 def check_warm_start(folder, min_compile: float | None = MIN_WARM_COMPILE) -> dict:
     "The Generator rates on its validation tasks of the warm start in `folder`; `WarmStartError` when it compiles under `min_compile` (None or 0: no check)."
