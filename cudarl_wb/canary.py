@@ -7,7 +7,7 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/canary.html.md"""
 
 # %% ../nbs/15b_canary.ipynb #bb1a271e
 from __future__ import annotations
-import json, math, random, time
+import json, math, random, statistics, time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,8 +50,7 @@ class Arm:
         if latency_s is not None: self.latencies.append(float(latency_s))
 
     def median_latency(self) -> float | None:
-        s = sorted(self.latencies)
-        return s[len(s) // 2] if s else None
+        return statistics.median_high(self.latencies) if self.latencies else None
 
 # %% ../nbs/15b_canary.ipynb #ac590f7f
 class Canary:
