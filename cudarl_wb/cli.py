@@ -30,6 +30,7 @@ COMMANDS = {  # name: (module, one-line help)
     'train': ('cudarl_wb.trainer', 'multi-turn GRPO training: the built-in trainer, or verl on Ray (--backend verl)'),
     'evaluate': ('cudarl_wb.evaluate', 'a model or a folder of kernels on a task set: fast_p and speedups'),
     'compare': ('cudarl_wb.compare', 'two models or kernel folders on the same tasks: which is better, and how sure (exit 0 better, 1 worse, 3 not distinguishable)'),
+    'serve': ('cudarl_wb.serve', 'serve a checkpoint over HTTP on Ray Serve: kernels, chat completions, metrics, a canary rollout'),
 }
 
 # %% ../nbs/17_cli.ipynb #cc68c01a

@@ -63,8 +63,8 @@ class SFTConfig(Record):
 SFT_PRESETS = {
     'tiny': SFTConfig(eval_every=0,    # no probe: its whole 300 steps (see above)
                       steps={'generator': 300, 'optimizer': 107}, learning_rates={'optimizer': 5e-4},   # an Optimizer that repairs
-                      on_gpu=dict(procedural={'elementwise': 8000, 'rowreduce': 2000, 'broadcast': 2000},   # half of what reads the formula well:
-                                  steps={'generator': 3000, 'optimizer': 142}, batch_size=16)),              # room left for RL (see above)
+                      on_gpu=dict(procedural={'elementwise': 4000, 'rowreduce': 1000, 'broadcast': 1000},   # a quarter of what reads the formula
+                                  steps={'generator': 1500, 'optimizer': 142}, batch_size=16)),              # well: room left for RL (see above)
     'small': SFTConfig(procedural={'elementwise': 8000, 'rowreduce': 2500, 'broadcast': 2500}, builtin_variants=2,
                        repair_pairs=400, learning_rate=1e-3, min_lr_ratio=0.05, warmup_steps=40, batch_size=16, grad_accum=2,
                        weight_decay=0.01, max_length=1024, max_length_optimizer=2048, time_budget_s=600.0,
@@ -1191,11 +1191,12 @@ def sft_command(args) -> int:
     o = from_options(SFTOptions, args)
     try:
         if o.stage == 'joint': return _joint_command(o, args)
+        from cudarl_wb.models import as_device   # the settings built here: `--set time_budget_s=null` is "no cap"
+        config = sft_config(o.model if o.model in SFT_PRESETS else o.preset, as_device(o.device), **_overrides(args.set))
         metrics = run_sft(o.preset, model=o.model, out=o.out, epochs=o.epochs, max_steps=o.max_steps, data=o.data,
-                          time_budget_s=o.time_budget_s, resume=args.resume,
+                          time_budget_s=o.time_budget_s, resume=args.resume, config=config,
                           evaluate=False if not o.evaluate else ('after' if o.eval_after_only else True),
-                          progress=o.progress, device=o.device, quantize=o.quantize,
-                          keep_checkpoints=o.keep_checkpoints, **_overrides(args.set))
+                          progress=o.progress, device=o.device, quantize=o.quantize, keep_checkpoints=o.keep_checkpoints)
     except (ModelUnavailableError, FileNotFoundError, ValueError, TypeError, KeyError, RuntimeError) as e:
         print(f'cudarl-wb sft: {type(e).__name__}: {e}', file=sys.stderr); return 1
     print(sft_table(metrics))
