@@ -8,17 +8,17 @@ Docs: https://cudarl-wb.github.io/cudarl-wb/serve.html.md"""
 # %% auto #0
 __all__ = ['MAX_BODY', 'MAX_CONTENT', 'MAX_MESSAGES', 'MAX_TOKENS', 'BadRequest', 'read_json', 'kernel_request', 'chat_request',
            'Admission', 'Variant', 'load_variant', 'service_metrics', 'KernelService', 'build_app', 'rollout_state',
-           'ServeOptions', 'serve_args', 'serve_command']
+           'ServeOptions', 'serve_args', 'serve_command', 'ServerProcess', 'rollout_trace', 'plot_rollout']
 
 # %% ../nbs/15c_serve.ipynb #32236f37
-import asyncio, json, math, signal, statistics, sys, threading, time
+import asyncio, json, math, signal, statistics, sys, tempfile, threading, time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from fastcore.basics import patch
 from .canary import Canary
 from .core import add_options, from_options, option
-from .tasks import TASKS
+from .tasks import get_task
 
 # %% ../nbs/15c_serve.ipynb #4a4415e5
 MAX_BODY = 64 * 1024        # bytes of a request body
@@ -42,13 +42,15 @@ def read_json(body: bytes) -> dict:
 
 # %% ../nbs/15c_serve.ipynb #76d9f481
 def kernel_request(body: bytes) -> dict:
-    "A checked `/v1/kernels` request: `{'task': name}` of a task in the registry."
+    "A checked `/v1/kernels` request: `{'task': name}` of a registered task or a procedural composition; `stream` optional."
     obj = read_json(body)
-    if unknown := set(obj) - {'task'}: raise BadRequest(f'unknown fields {sorted(unknown)}; a kernel request has "task"')
+    if unknown := set(obj) - {'task', 'stream'}: raise BadRequest(f'unknown fields {sorted(unknown)}; a kernel request has "task" and "stream"')
+    if not isinstance(obj.get('stream', False), bool): raise BadRequest('"stream" must be true or false')
     name = obj.get('task')
-    if not isinstance(name, str) or not name: raise BadRequest('"task" must be the name of a task (see `cudarl-wb tasks`)')
-    if name not in TASKS: raise BadRequest(f'unknown task {name[:80]!r} (see `cudarl-wb tasks`)', 404)
-    return dict(task=name)
+    if not isinstance(name, str) or not 0 < len(name) <= 100: raise BadRequest('"task" must be the name of a task (see `cudarl-wb tasks`)')
+    try: get_task(name)              # the registry, or a procedural composition the project builds by its name
+    except KeyError as e: raise BadRequest(f'{e.args[0]} (see `cudarl-wb tasks`)', 404) from None
+    return dict(task=name, stream=obj.get('stream', False))
 
 # %% ../nbs/15c_serve.ipynb #ae8cb70e
 def chat_request(body: bytes, agents=('generator', 'optimizer')) -> dict:
@@ -150,13 +152,13 @@ def _succeeded(verdict, mode: str) -> bool:
 
 # %% ../nbs/15c_serve.ipynb #9aad0267
 @patch
-def play(self: KernelService, tasks: list[str], side: str = 'current') -> list[dict]:
-    "Run one episode of each task with variant `side`, all in one batch; one answer per task."
+def play(self: KernelService, tasks: list[str], side: str = 'current', on_turn=None) -> list[dict]:
+    "Run one episode of each task with variant `side`, all in one batch; one answer per task (`on_turn(episode, turn)` as each is judged)."
     from cudarl_wb.episode import run_episodes
     v, t0 = self.variants[side], time.perf_counter()
     with self.lock:
         eps = run_episodes(tasks, v.generator, v.optimizer, self.tester, group_size=1, max_turns=self.turns,
-                           progress=False, seed=0)
+                           progress=False, seed=0, on_turn=on_turn)
     out = []
     for ep in eps:
         best = ep.best
@@ -209,34 +211,61 @@ def _answer(status: int, body, headers=None):   # (no `from __future__ import an
 def _error(e: BadRequest): return _answer(e.status, dict(error=dict(message=str(e), code=e.status)))
 
 # %% ../nbs/15c_serve.ipynb #e4767858
+def _failed(e: Exception): return _answer(500, dict(error=dict(message=f'{type(e).__name__}: {e}'[:500], code=500)))
+
 class _Handlers:
     "Admission, checking and answering for a deployment whose `svc` is a `KernelService`."
     async def _admitted(self, endpoint, request, work):
-        adm = self.svc.admission
+        adm, t0, done = self.svc.admission, time.perf_counter(), []
         if not adm.enter():
             self.svc.record('current', None, 0.0, endpoint, 429)
             return _answer(429, dict(error=dict(message=f'{adm.max_pending} requests are in the server; retry later', code=429)),
                            {'Retry-After': str(adm.retry_after())})
-        t0, latency = time.perf_counter(), None
-        try:
-            status, side, answer, reply = await work(await request.body())
-            latency = time.perf_counter() - t0
-            self.svc.record(side, answer, latency, endpoint, status)
-            return reply
-        finally: adm.leave(latency)
+        def finish(side, answer, status):     # once per request: counted, and out of the queue
+            if done: return
+            done.append(status); latency = time.perf_counter() - t0
+            self.svc.record(side, answer, latency, endpoint, status); adm.leave(latency)
+        try: return await work(await request.body(), finish)
+        except BaseException: finish('current', None, 500); raise
 
-    async def _kernel(self, body):
+    async def _kernel(self, body, finish):
         try: req = kernel_request(body)
-        except BadRequest as e: return e.status, 'current', None, _error(e)
+        except BadRequest as e: finish('current', None, e.status); return _error(e)
         side = self.svc.route()
+        if req['stream']: return self._stream(req['task'], side, finish)
         try: answer = await self._play((side, req['task']))
-        except Exception as e: return 500, side, None, _answer(500, dict(error=dict(message=f'{type(e).__name__}: {e}'[:500], code=500)))
-        return 200, side, answer, _answer(200, answer)
+        except Exception as e: finish(side, None, 500); return _failed(e)
+        finish(side, answer, 200); return _answer(200, answer)
 
-    async def _chat(self, body):
+    async def _chat(self, body, finish):
         try: req = chat_request(body)
-        except BadRequest as e: return e.status, 'current', None, _error(e)
-        return 200, 'current', None, _answer(200, await asyncio.to_thread(self.svc.chat, req))
+        except BadRequest as e: finish('current', None, e.status); return _error(e)
+        try: reply = await asyncio.to_thread(self.svc.chat, req)
+        except Exception as e: finish('current', None, 500); return _failed(e)
+        finish('current', None, 200); return _answer(200, reply)
+
+# %% ../nbs/15c_serve.ipynb #91eed981
+@patch
+def _stream(self: _Handlers, task: str, side: str, finish):
+    "The episode of `task` as NDJSON lines: each turn as it is judged, then the answer."
+    from fastapi.responses import StreamingResponse
+    loop, q = asyncio.get_running_loop(), asyncio.Queue()
+    on_turn = lambda ep, t: loop.call_soon_threadsafe(q.put_nowait, dict(event='turn', **_turn_json(t)))
+    job = asyncio.ensure_future(asyncio.to_thread(self.svc.play, [task], side, on_turn))
+    async def lines():
+        answer, status = None, 499
+        try:
+            while not (job.done() and q.empty()):
+                get = asyncio.ensure_future(q.get())
+                await asyncio.wait({get, job}, return_when=asyncio.FIRST_COMPLETED)
+                if get.done(): yield json.dumps(get.result()) + '\n'
+                else: get.cancel()
+            try: answer, status = job.result()[0], 200
+            except Exception as e:
+                status = 500; yield json.dumps(dict(event='error', message=f'{type(e).__name__}: {e}'[:500])) + '\n'; return
+            yield json.dumps(dict(event='answer', **answer)) + '\n'
+        finally: finish(side, answer, status)
+    return StreamingResponse(lines(), media_type='application/x-ndjson')
 
 # %% ../nbs/15c_serve.ipynb #f87ee387
 def build_app(current: str, candidate: str | None = None, turns: int = 2, max_pending: int = 32, log: str | None = None,
@@ -347,3 +376,63 @@ def serve_command(args) -> int:
     finally:
         serve.shutdown(); ray.shutdown()
     return 0
+
+# %% ../nbs/15c_serve.ipynb #3131761c
+class ServerProcess:
+    "`cudarl-wb serve *args` on loopback in a process group of its own, up once `/health` answers; stopped on exit."
+    def __init__(self, *args, port: int | None = None, log=None, timeout: float = 300, env: dict | None = None):
+        import os, socket
+        if port is None:
+            with socket.socket() as sock: sock.bind(('127.0.0.1', 0)); port = sock.getsockname()[1]
+        self.args, self.port, self.timeout = [str(a) for a in args], port, timeout
+        self.log = Path(log) if log else Path(tempfile.mkdtemp())/'serve.log'
+        self.env = {**os.environ, 'OMP_NUM_THREADS': os.environ.get('OMP_NUM_THREADS', '1'), **(env or {})}
+        self.url, self.proc = f'http://127.0.0.1:{port}', None
+
+    def __enter__(self):
+        import subprocess, urllib.request
+        cmd = [sys.executable, '-m', 'cudarl_wb.cli', 'serve', *self.args, '--port', str(self.port)]
+        with open(self.log, 'w') as f:
+            self.proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env=self.env, start_new_session=True)
+        deadline = time.time() + self.timeout
+        while time.time() < deadline and self.proc.poll() is None:
+            try:
+                with urllib.request.urlopen(f'{self.url}/health', timeout=2): return self
+            except OSError: time.sleep(1)
+        self.__exit__(); raise RuntimeError(f'the server did not come up:\n{self.log.read_text()[-3000:]}')
+
+    def __exit__(self, *exc):
+        import os, subprocess
+        if self.proc is None or self.proc.poll() is not None: return
+        os.killpg(self.proc.pid, signal.SIGTERM)
+        try: self.proc.wait(60)
+        except subprocess.TimeoutExpired: os.killpg(self.proc.pid, signal.SIGKILL); self.proc.wait()
+
+# %% ../nbs/15c_serve.ipynb #a4a131f4
+def rollout_trace(url: str, tasks: list[str], concurrency: int = 16, limit: int = 480) -> list[dict]:
+    "Waves of `concurrency` kernel requests (cycling through `tasks`) until the canary decides or `limit` are sent."
+    import concurrent.futures as cf, httpx
+    trace, sent = [], 0
+    with httpx.Client(base_url=url, timeout=600) as client, cf.ThreadPoolExecutor(concurrency) as pool:
+        while sent < limit:
+            wave = [tasks[(sent + i) % len(tasks)] for i in range(concurrency)]
+            list(pool.map(lambda t: client.post('/v1/kernels', json={'task': t}), wave)); sent += len(wave)
+            st = client.get('/v1/rollout').json()
+            rate = lambda side: st['sides'][side]['correct'] / max(st['sides'][side]['requests'], 1)
+            trace.append(dict(requests=sent, share=st['share'], state=st['state'], current=rate('current'), candidate=rate('candidate')))
+            if st['state'] != 'running': break
+    return trace
+
+# %% ../nbs/15c_serve.ipynb #e298983f
+def plot_rollout(trace: list[dict], title: str = 'rollout', ax=None):
+    "The candidate's share and each side's success rate against the requests served (on `ax`, or a new figure)."
+    import matplotlib.pyplot as plt
+    if ax is None: _, ax = plt.subplots(figsize=(7, 3.2))
+    n = [t['requests'] for t in trace]
+    ax.step(n, [t['share'] for t in trace], where='post', color='k', label="candidate's share")
+    ax.plot(n, [t['current'] for t in trace], 'o-', ms=3, label='current: success rate')
+    ax.plot(n, [t['candidate'] for t in trace], 's-', ms=3, label='candidate: success rate')
+    ax.set(xlabel='requests served', ylim=(-0.03, 1.03),
+           title=f"{title}: {trace[-1]['state']} after {n[-1]} requests" if trace else title)
+    ax.legend(loc='center right', fontsize=8); ax.figure.tight_layout()
+    return ax.figure

@@ -1,44 +1,21 @@
 """`cudarl-wb serve` as a user runs it: a real Ray Serve server on loopback, the tiny model, compile-only
 verdicts, and a real HTTP client (httpx) against every endpoint, bad input and a burst past the queue."""
-import concurrent.futures as cf, json, os, signal, socket, subprocess, sys, time
-from pathlib import Path
+import concurrent.futures as cf, json, subprocess, sys
 import pytest
+from cudarl_wb.serve import ServerProcess
 
 ray = pytest.importorskip('ray', reason='the serve extra (ray[serve]) is not installed')
 pytest.importorskip('ray.serve')
 httpx = pytest.importorskip('httpx')
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
-
-
 @pytest.fixture(scope='module')
 def server(tmp_path_factory):
-    "One server for the module: `cudarl-wb serve tiny --max-pending 2` in its own process group."
-    tmp, port = tmp_path_factory.mktemp('serve'), _free_port()
-    env = dict(os.environ, OMP_NUM_THREADS='1', RAY_DEDUP_LOGS='0')
-    cmd = [sys.executable, '-m', 'cudarl_wb.cli', 'serve', 'tiny', '--port', str(port), '--turns', '1',
-           '--max-pending', '2', '--compile-only', '--device', 'cpu', '--log', str(tmp/'rollout.jsonl')]
-    log = open(tmp/'serve.log', 'w')
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=tmp, start_new_session=True)
-    url, deadline = f'http://127.0.0.1:{port}', time.time() + 240
-    while time.time() < deadline:
-        if proc.poll() is not None: break
-        try:
-            if httpx.get(f'{url}/health', timeout=2).status_code == 200: break
-        except httpx.HTTPError: pass
-        time.sleep(1)
-    else: proc.poll()
-    if proc.returncode is not None or time.time() >= deadline:
-        os.killpg(proc.pid, signal.SIGKILL)
-        pytest.fail(f'the server did not come up:\n{(tmp/"serve.log").read_text()[-3000:]}')
-    yield url, port, tmp
-    os.killpg(proc.pid, signal.SIGTERM)
-    try: proc.wait(60)
-    except subprocess.TimeoutExpired: os.killpg(proc.pid, signal.SIGKILL); proc.wait()
-    log.close()
+    "One server for the module: `cudarl-wb serve tiny --max-pending 2`, compile-only, on the CPU."
+    tmp = tmp_path_factory.mktemp('serve')
+    with ServerProcess('tiny', '--turns', 1, '--max-pending', 2, '--compile-only', '--device', 'cpu',
+                       '--log', tmp/'rollout.jsonl', log=tmp/'serve.log') as srv:
+        yield srv.url, srv.port, tmp
 
 
 def test_health_and_status(server):
@@ -57,6 +34,15 @@ def test_kernel_request_plays_the_loop(server):
     a = r.json()
     assert a['task'] == 'relu' and a['mode'] == 'compile-only' and len(a['turns']) == 1
     assert a['turns'][0]['agent'] == 'generator' and isinstance(a['verdict'], str)
+
+
+def test_kernel_request_streams_its_turns(server):
+    url = server[0]
+    with httpx.stream('POST', f'{url}/v1/kernels', json={'task': 'relu', 'stream': True}, timeout=120) as r:
+        assert r.status_code == 200 and r.headers['content-type'].startswith('application/x-ndjson')
+        events = [json.loads(line) for line in r.iter_lines() if line]
+    assert events[0]['event'] == 'turn' and events[-1]['event'] == 'answer', events
+    assert len(events) == len(events[-1]['turns']) + 1          # each turn as it was judged, then the answer
 
 
 def test_chat_completions_openai_shape(server):
@@ -103,3 +89,25 @@ def test_metrics_count_what_was_served(server):
               if s.name == 'cudarl_requests_total'}
     assert served.get(('kernels', '200'), 0) >= 1 and served.get(('kernels', '404'), 0) >= 1, served
     assert 'cudarl_pending_requests' in fams and 'cudarl_request_seconds' in fams
+
+
+def test_a_replica_killed_mid_request_answers_and_comes_back(server):
+    "The replica's process killed while it plays a request: the client gets an error, not a hang; Serve restarts it."
+    import os, signal, threading, time
+    url, out = server[0], {}
+    def request():
+        try: out['status'] = httpx.post(f'{url}/v1/kernels', json={'task': 'gelu'}, timeout=120).status_code
+        except httpx.HTTPError as e: out['status'] = repr(e)
+    th = threading.Thread(target=request); th.start(); time.sleep(1.0)
+    ps = subprocess.run(['pgrep', '-f', 'ServeReplica:cudarl-wb'], capture_output=True, text=True).stdout.split()
+    assert ps, 'no replica process found'
+    for pid in ps: os.kill(int(pid), signal.SIGKILL)
+    th.join(150)
+    assert not th.is_alive() and out['status'] in (200, 500, 502, 503), out      # answered, one way or the other
+    deadline = time.time() + 180
+    while time.time() < deadline:
+        try:
+            if httpx.get(f'{url}/health', timeout=5).status_code == 200: break
+        except httpx.HTTPError: pass
+        time.sleep(1)
+    assert httpx.post(f'{url}/v1/kernels', json={'task': 'relu'}, timeout=120).status_code == 200
