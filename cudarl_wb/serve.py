@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from fastcore.basics import patch
 from .canary import Canary
-from .core import add_options, from_options, option
+from .core import Verdict, add_options, from_options, option
 from .tasks import get_task
 
 # %% ../nbs/15c_serve.ipynb #4a4415e5
@@ -141,6 +141,9 @@ class KernelService:
         "The variant that serves the next kernel request."
         return self.canary.route() if self.canary else 'current'
 
+    @property
+    def sources(self) -> dict: return {k: v.source for k, v in self.variants.items()}
+
 # %% ../nbs/15c_serve.ipynb #5dd7e5e7
 def _turn_json(t) -> dict:
     r, b = t.report, t.report.bench
@@ -148,7 +151,7 @@ def _turn_json(t) -> dict:
                 speedup=b.speedup_eager, kernel_ms=b.kernel_ms, tokens=t.generation.num_tokens, feedback=r.feedback[:2000])
 
 def _succeeded(verdict, mode: str) -> bool:
-    return verdict.correct if mode == 'full' else verdict.correct or verdict.value == 'compiled'
+    return verdict.correct or (mode != 'full' and verdict is Verdict.COMPILED)
 
 # %% ../nbs/15c_serve.ipynb #9aad0267
 @patch
@@ -208,10 +211,10 @@ def _answer(status: int, body, headers=None):   # (no `from __future__ import an
     if isinstance(body, str): return PlainTextResponse(body, status, headers=headers)
     return JSONResponse(body, status, headers=headers)
 
-def _error(e: BadRequest): return _answer(e.status, dict(error=dict(message=str(e), code=e.status)))
+def _error(status: int, message: str, headers=None): return _answer(status, dict(error=dict(message=message[:500], code=status)), headers)
 
 # %% ../nbs/15c_serve.ipynb #e4767858
-def _failed(e: Exception): return _answer(500, dict(error=dict(message=f'{type(e).__name__}: {e}'[:500], code=500)))
+def _failed(e: Exception): return _error(500, f'{type(e).__name__}: {e}')
 
 class _Handlers:
     "Admission, checking and answering for a deployment whose `svc` is a `KernelService`."
@@ -219,8 +222,7 @@ class _Handlers:
         adm, t0, done = self.svc.admission, time.perf_counter(), []
         if not adm.enter():
             self.svc.record('current', None, 0.0, endpoint, 429)
-            return _answer(429, dict(error=dict(message=f'{adm.max_pending} requests are in the server; retry later', code=429)),
-                           {'Retry-After': str(adm.retry_after())})
+            return _error(429, f'{adm.max_pending} requests are in the server; retry later', {'Retry-After': str(adm.retry_after())})
         def finish(side, answer, status):     # once per request: counted, and out of the queue
             if done: return
             done.append(status); latency = time.perf_counter() - t0
@@ -230,7 +232,7 @@ class _Handlers:
 
     async def _kernel(self, body, finish):
         try: req = kernel_request(body)
-        except BadRequest as e: finish('current', None, e.status); return _error(e)
+        except BadRequest as e: finish('current', None, e.status); return _error(e.status, str(e))
         side = self.svc.route()
         if req['stream']: return self._stream(req['task'], side, finish)
         try: answer = await self._play((side, req['task']))
@@ -239,7 +241,7 @@ class _Handlers:
 
     async def _chat(self, body, finish):
         try: req = chat_request(body)
-        except BadRequest as e: finish('current', None, e.status); return _error(e)
+        except BadRequest as e: finish('current', None, e.status); return _error(e.status, str(e))
         try: reply = await asyncio.to_thread(self.svc.chat, req)
         except Exception as e: finish('current', None, 500); return _failed(e)
         finish('current', None, 200); return _answer(200, reply)
@@ -305,7 +307,7 @@ def build_app(current: str, candidate: str | None = None, turns: int = 2, max_pe
         async def metrics(self): return _answer(200, self.svc.metrics_text())
 
         @app.get('/health')
-        async def health(self): return dict(status='ok', variants={k: v.source for k, v in self.svc.variants.items()})
+        async def health(self): return dict(status='ok', variants=self.svc.sources)
 
         @app.get('/v1/rollout')
         async def rollout(self): return rollout_state(self.svc)
@@ -316,11 +318,11 @@ def build_app(current: str, candidate: str | None = None, turns: int = 2, max_pe
 def rollout_state(svc: KernelService) -> dict:
     "The canary's share, state, counts and decisions (no canary: the one checkpoint in service)."
     c = svc.canary
-    if c is None: return dict(state='single', variants={k: v.source for k, v in svc.variants.items()})
+    if c is None: return dict(state='single', variants=svc.sources)
     arms = {s: dict(requests=a.requests, correct=a.correct, errors=a.errors, median_latency_s=a.median_latency())
             for s, a in (('current', c.current), ('candidate', c.candidate))}
     return dict(state=c.state, share=c.share, stage=c.stage, sides=arms, decisions=c.decisions[-20:],
-                variants={k: v.source for k, v in svc.variants.items()})
+                variants=svc.sources)
 
 # %% ../nbs/15c_serve.ipynb #da1d2e4d
 @dataclass

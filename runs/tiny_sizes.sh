@@ -37,9 +37,9 @@ for size in sys.argv[2:]:
   d = Path(sys.argv[1])/size.replace(':', '_')
   m = read(d/'sft'/'metrics.json')
   if m is None: rows.append(dict(size=size, steps=f'no warm start (see {d}/sft.log)')); continue
+  g, t = m['eval']['after']['generator'], m['train']['generator']
   for seed in os.environ['SEEDS'].split():
     rl, rep = read(d/f'rl{seed}'/'final_model'/'training_metrics.json'), read(d/f'rl{seed}'/'report.json')
-    g, t = m['eval']['after']['generator'], m['train']['generator']
     evals = '  '.join(f"{e['compile_rate']:.2f}/{e['fast_0']:.2f}" for e in (rl or {}).get('evals', []))
     row = dict(size=size, seed=seed, steps=t['steps'], sft_s=round(t['seconds']), compile=fmt(g['compile']), correct=fmt(g['correct']),
                grpo_evals=evals or f'- (see {d}/rl{seed}.log)')
