@@ -1056,7 +1056,7 @@ def master_dtype(device, whole: bool) -> torch.dtype | None:
 class WarmStartError(RuntimeError):
     "A warm start too weak to train RL from."
 
-MIN_WARM_COMPILE = 0.1   # the validation compile rate under which a warm start is refused (see above)
+MIN_WARM_COMPILE = 0.05  # the validation compile rate under which a warm start is refused (see above)
 
 def check_warm_start(folder, min_compile: float | None = MIN_WARM_COMPILE) -> dict:
     "The Generator rates on its validation tasks of the warm start in `folder`; `WarmStartError` when it compiles under `min_compile` (None or 0: no check)."

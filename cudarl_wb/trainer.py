@@ -940,7 +940,8 @@ def train_args(p: argparse.ArgumentParser):
 
 # %% ../nbs/14_trainer.ipynb #bee2161a
 RECIPES = {  # preset: the GRPOConfig fields its runs take where the command line does not set them
-    'tiny': dict(batch_size=4, num_episodes=4 * 8 * 7, temperature=0.6, suite=False),   # 7 steps of 4 tasks × 8, sampled cooler
+    'tiny': dict(batch_size=4, num_episodes=4 * 8 * 7, temperature=0.6, suite=False,    # 7 steps of 4 tasks × 8, sampled cooler,
+                 baseline='rft'),                                                     # on the verified answers
     'small': dict(lora_rank=16, lr_final=0.1, batch_size=8, group_size=8, num_episodes=64 * 100, suite=False, demote=False,
                   eval_every=4, eval_workers=3, run_budget_s=1200.0,
                   procedural=400),   # more tasks than a 20-minute run draws (about 40 steps × 8)
