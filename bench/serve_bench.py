@@ -25,10 +25,12 @@ def level(client, tasks, clients: int, n: int) -> dict:
     with cf.ThreadPoolExecutor(clients) as pool: rs = list(pool.map(one, range(n)))
     wall = time.perf_counter() - t0
     ok = sorted(s for s, code, _ in rs if code == 200)
-    return dict(clients=clients, requests=n, ok=len(ok), refused=sum(c == 429 for _, c, _ in rs),
-                errors=sum(c not in (200, 429) for _, c, _ in rs), rps=round(len(ok) / wall, 2),
-                p50_s=round(statistics.median(ok), 2) if ok else None, p95_s=round(statistics.quantiles(ok, n=20)[18] if len(ok) > 1 else ok[0], 2) if ok else None,
-                mean_batch=round(statistics.mean(b for _, c, b in rs if c == 200), 1) if ok else None)
+    out = dict(clients=clients, requests=n, ok=len(ok), refused=sum(c == 429 for _, c, _ in rs),
+               errors=sum(c not in (200, 429) for _, c, _ in rs), rps=round(len(ok) / wall, 2), p50_s=None, p95_s=None, mean_batch=None)
+    if ok:
+        p95 = statistics.quantiles(ok, n=20)[18] if len(ok) > 1 else ok[0]
+        out.update(p50_s=round(statistics.median(ok), 2), p95_s=round(p95, 2), mean_batch=round(statistics.mean(b for _, c, b in rs if c == 200), 1))
+    return out
 
 
 def main(argv=None):
