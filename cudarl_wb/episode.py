@@ -83,7 +83,7 @@ class Episode(Record):
     group: int = 0                  # episodes of one group share a task and are compared by GRPO
     member: int = 0                 # the episode's place in its group
     turns: list[Turn] = field(default_factory=list)
-    stop_reason: str = ''           # 'threshold' | 'same-kernel' | 'max-turns'
+    stop_reason: str = ''           # 'threshold' | 'compiled' | 'same-kernel' | 'max-turns'
     final_reward: float | None = None
     seed: int | None = None
     mode: str = 'compile-only'      # 'full' when kernels ran on a GPU
@@ -101,9 +101,10 @@ class Episode(Record):
 
 # %% ../nbs/11_episode.ipynb #c1564e61
 def stop_reason(turn_index: int, report: TestReport, previous_code: str | None, threshold: float = 0.8,
-                max_turns: int = 4) -> str | None:
-    "Why the episode ends after this turn ('threshold', 'same-kernel', 'max-turns'), or None to go on."
+                max_turns: int = 4, until_compiled: bool = False) -> str | None:
+    "Why the episode ends after this turn ('threshold', 'compiled', 'same-kernel', 'max-turns'), or None to go on."
     if report.reward.total >= threshold: return 'threshold'
+    if until_compiled and report.verdict.compiled: return 'compiled'
     if previous_code is not None and code_key(report.code) and code_key(report.code) == code_key(previous_code): return 'same-kernel'
     if turn_index + 1 >= max_turns: return 'max-turns'
     return None
@@ -141,20 +142,20 @@ def _sample_turn(k: int, live: list[int], tasks: list, episodes: list[Episode], 
     return prompts, [g[0] for g in optimizer.generate(prompts, 1, seed=seed)], optimizer.name
 
 # %% ../nbs/11_episode.ipynb #031f7cf7
-def _add_turn(ep: Episode, turn: Turn, threshold: float, max_turns: int) -> bool:
+def _add_turn(ep: Episode, turn: Turn, threshold: float, max_turns: int, until_compiled: bool = False) -> bool:
     "Append `turn` to `ep` and update its state; True while the episode goes on."
     previous = ep.turns[-1].report.code if ep.turns else None
     ep.turns.append(turn)
     ep.state.update(turn)
-    why = stop_reason(turn.index, turn.report, previous, threshold, max_turns)
+    why = stop_reason(turn.index, turn.report, previous, threshold, max_turns, until_compiled)
     if why: ep.stop_reason = why
     return not why
 
 # %% ../nbs/11_episode.ipynb #735d7c00
 def run_episodes(tasks, generator: Generator, optimizer: Optimizer, tester: Tester, group_size: int = 8,
                  max_turns: int = 4, threshold: float = 0.8, progress: bool = True, seed: int | None = 0,
-                 final: str = 'best', on_turn=None, credit: dict | None = None) -> list[Episode]:
-    "Run `group_size` episodes per task, all in lock-step turns: one batched generate and one test_many per turn."
+                 final: str = 'best', on_turn=None, credit: dict | None = None, until_compiled: bool = False) -> list[Episode]:
+    "Run `group_size` episodes per task, all in lock-step turns: one batched generate and one test_many per turn (see `stop_reason` for when one ends)."
     if final not in ('best', 'last'): raise ValueError(f"final must be 'best' or 'last', not {final!r}")
     if group_size < 1 or max_turns < 1: raise ValueError('group_size and max_turns must be at least 1')
     tasks = [get_task(t) if isinstance(t, str) else t for t in tasks]
@@ -177,7 +178,7 @@ def run_episodes(tasks, generator: Generator, optimizer: Optimizer, tester: Test
         still = []
         for i, msgs_i, g, rep in zip(live, prompts, gens, reports):
             turn = Turn(k, agent, msgs_i, g, rep, seconds=share)
-            if _add_turn(episodes[i], turn, threshold, max_turns): still.append(i)
+            if _add_turn(episodes[i], turn, threshold, max_turns, until_compiled): still.append(i)
             if on_turn is not None: on_turn(episodes[i], turn)
         live = still
         if bar is not None:

@@ -1080,6 +1080,10 @@ def _no_warm_start(source, sft_out, sft_budget_s: float) -> str | None:
     if sft_out is not None and (Path(sft_out)/'agents.json').exists(): return f'{sft_out} holds a finished warm start, taken as it is'
     return None
 
+def _warm_settings(seed: int, sft_settings: dict | None) -> dict:
+    "The `SFTConfig` fields a run's warm start takes: the run's seed (its examples, order and first weights), then `sft_settings`, which win."
+    return {'seed': seed, **(sft_settings or {})}
+
 def start_agents(source, *, optimizer_source=None, sft_out=None, sft_budget_s: float = 0.0, device='cpu', seed: int = 0, log=print,
                  min_compile: float | None = MIN_WARM_COMPILE, sft_settings: dict | None = None):
     """The trainable `AgentModels` of `source` (a preset, warm-started into `sft_out` when `sft_budget_s` and checked; a folder; a Hub name).
@@ -1094,7 +1098,7 @@ def start_agents(source, *, optimizer_source=None, sft_out=None, sft_budget_s: f
             log(f"warm start: SFT of {source}, the preset's steps, stopped at {sft_budget_s:.0f} s if not done (--sft-budget) → {sft_out}")
             # measured after only: before, a random preset writes no code (0%), and the minute saved goes to training
             run_sft(preset=str(source), out=str(sft_out), time_budget_s=sft_budget_s, progress=True, evaluate='after',
-                    **(sft_settings or {}))
+                    **_warm_settings(seed, sft_settings))
         check_warm_start(sft_out, min_compile)
         source = sft_out
     p = Path(str(source))
@@ -1231,7 +1235,7 @@ class JointConfig(Record):
     learning_rate: float = 5e-4
     warmup_steps: int = 2
     batch_size: int | None = None      # None: the warm start's preset's
-    seed: int = 1                      # the warm start drew its compositions with seed 0
+    seed: int = 1                      # a standalone warm start draws with seed 0 (a run's: with its own seed; the run passes its seed + 1 here)
 
 # %% ../nbs/12_sft.ipynb #97b153f1
 JOINT_PRESETS = {

@@ -276,7 +276,8 @@ def _start_agents(self: GRPOTrainer, resuming: bool):
                           sft_out=self.out/'sft', sft_budget_s=cfg.sft_budget_s, device=self.device, seed=cfg.seed, log=self.log,
                           min_compile=cfg.min_warm_compile or None, sft_settings=sft_overrides(cfg))
     if not cfg.joint_sft: return models
-    return joint_agents(models, self.out/'joint', cfg.preset, log=self.log, evaluate=False, progress=False, reward_preset=cfg.reward_preset)
+    return joint_agents(models, self.out/'joint', cfg.preset, log=self.log, evaluate=False, progress=False, reward_preset=cfg.reward_preset,
+                        seed=cfg.seed + 1)   # compositions other than the warm start's, which drew with the run's seed
 
 @patch
 def _adapt(self: GRPOTrainer):
@@ -690,7 +691,8 @@ def evaluate(self: GRPOTrainer, tasks=None, samples: int = 0, name: str = 'step'
     warm_in_background(self.tester, tasks)
     release_decoders()        # greedy and sampled decoders cannot serve each other: keep neither across an evaluation
     play = lambda ts, agents, tester, g, seed: run_episodes(ts, *agents, tester, group_size=g, max_turns=self.cfg.max_turns,
-                                                            threshold=self.cfg.threshold, progress=False, seed=seed)
+                                                            threshold=self.cfg.threshold, progress=False, seed=seed,
+                                                            until_compiled=self.mode != 'full')   # compile-only: a built kernel is the verdict
     try:
         eps = play(tasks, self.eval_agents, self.tester, 1, None)
         sampled = play(tasks[:sample_tasks], self.sample_agents, self.untimed_tester, samples, self.cfg.seed) if samples else []
@@ -941,7 +943,7 @@ def train_args(p: argparse.ArgumentParser):
 # %% ../nbs/14_trainer.ipynb #bee2161a
 RECIPES = {  # preset: the GRPOConfig fields its runs take where the command line does not set them
     'tiny': dict(batch_size=4, num_episodes=4 * 8 * 7, temperature=0.6, suite=False,    # 7 steps of 4 tasks × 8, sampled cooler,
-                 baseline='rft'),                                                     # on the verified answers
+                 baseline='rft', val_tasks=32),                                       # on the verified answers
     'small': dict(lora_rank=16, lr_final=0.1, batch_size=8, group_size=8, num_episodes=64 * 100, suite=False, demote=False,
                   eval_every=4, eval_workers=3, run_budget_s=1200.0,
                   procedural=400),   # more tasks than a 20-minute run draws (about 40 steps × 8)
