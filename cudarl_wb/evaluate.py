@@ -129,7 +129,8 @@ def evaluate_model(model, tasks: list[Task], out, turns: int = 2, samples: int =
         it = tqdm(todo, desc='evaluate', unit='task')
     try:
         for t in it:
-            eps = run_episodes([t], gen, opt, tester, group_size=samples, max_turns=turns, progress=False, seed=seed)
+            eps = run_episodes([t], gen, opt, tester, group_size=samples, max_turns=turns, progress=False, seed=seed,
+                               until_compiled=tester.mode != 'full')   # compile-only: the first kernel that builds is the verdict
             save_transcripts(out/'transcripts.jsonl', eps, append=True)
             best = max((ep for ep in eps if ep.turns), key=lambda ep: ep.best.report.verdict.rank, default=None)
             if best is None: continue

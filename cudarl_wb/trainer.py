@@ -73,6 +73,9 @@ class GRPOConfig(StepConfig):
     joint_sft: bool = option(False, "after the warm start, fine-tune each agent on its own successful turns (the joint stage, 12_sft)", experiment="LOG.md 2026-11-27: no gain seen, a quarter of the run's time")
     run_budget_s: float | None = option(None, 'the whole run in seconds, warm start included: training stops in time for its last evaluation', flag='--run-budget', gt=0)
     lr_final: float = option(1.0, "the learning rate at the run's end, as a share of its start (linear in the run's progress; 1: constant)", le=1)
+    rft_steps: int = option(0, "the run's first steps fine-tune on the verified answers (baseline 'rft'), the later ones take --baseline (0: none)", ge=0,
+                            experiment='LOG.md 2026-12-07: RFT × 4 then GRPO × 3 beat RFT × 7 on a CPU')
+    trained_agents: str = option('generator,optimizer', 'the agents the update trains, joined with , (the others play as they start)')
     seed: int = option(0, 'random seed')
 
     @property
@@ -173,6 +176,7 @@ def episode_metrics(episodes) -> dict:
         final_compile_rate=sum(t.report.verdict.compiled for t in best) / nb,
         final_correct_rate=sum(t.report.verdict.correct for t in best) / nb,
         first_compile_rate=sum(ep.turns[0].report.verdict.compiled for ep in episodes if ep.turns) / nb,
+        first_correct_rate=sum(ep.turns[0].report.verdict.correct for ep in episodes if ep.turns) / nb,   # the Generator's alone
         fast_1=sum(s > 1 for s in sp) / nb,
         mean_speedup=statistics.fmean(sp) if sp else None,
         geomean_speedup=geometric_mean(sp),
@@ -603,9 +607,18 @@ def _in_band(episodes, cfg) -> list:
     return [ep for ep in episodes if ep.task in keep]
 
 # %% ../nbs/14_trainer.ipynb #c7a1e102
-def update_config(cfg: GRPOConfig) -> StepConfig:
-    "`cfg` for `grpo_step`: its passes packed within the tokens the plan gives the activations, unless `max_tokens` is set."
+def update_config(cfg: GRPOConfig, step: int = 0) -> StepConfig:
+    "`cfg` for `grpo_step` at `step`: passes packed within the plan's tokens unless `max_tokens` is set; 'rft' for the first `rft_steps`."
+    if step < cfg.rft_steps: cfg = dataclasses.replace(cfg, baseline='rft')
     return cfg if cfg.max_tokens is not None else dataclasses.replace(cfg, max_tokens=cfg.micro_batch * cfg.seq_len)
+
+# %% ../nbs/14_trainer.ipynb #028f9091
+@patch(as_prop=True)
+def trained_optimizers(self: GRPOTrainer) -> dict:
+    "The optimizers of the agents `cfg.trained_agents` names: what `grpo_step` updates."
+    names = [a.strip() for a in self.cfg.trained_agents.split(',') if a.strip()]
+    if unknown := [a for a in names if a not in self.optimizers]: raise ValueError(f'no agent {unknown[0]!r} to train: the agents are {sorted(self.optimizers)}')
+    return {a: o for a, o in self.optimizers.items() if a in names}
 
 # %% ../nbs/14_trainer.ipynb #0f4a8d6f
 @patch
@@ -630,7 +643,7 @@ def train_step(self: GRPOTrainer) -> dict:
     metrics['tasks_out_of_band'] = len({ep.task for ep in kept} - {ep.task for ep in trained})
     samples = [s for ss in samples_of(trained, cfg.credit, cfg.gamma).values() for s in ss]
     with peak_memory(self.device, memory, 'train'):
-        metrics.update(grpo_step(self.models, self.optimizers, samples, update_config(cfg), self.pad_id, self.device, self._reference_for, self._autocast))
+        metrics.update(grpo_step(self.models, self.trained_optimizers, samples, update_config(cfg, self.step), self.pad_id, self.device, self._reference_for, self._autocast))
     for ep in episodes:
         b = ep.best.report if ep.turns else None
         if b is not None: self.curriculum.record(ep.task, b.verdict.compiled, b.verdict.correct if self.mode == 'full' else None,
@@ -666,7 +679,8 @@ def eval_records(episodes, sampled=()) -> list[dict]:
         b = ep.best.report if ep.turns else None
         ok = b is not None and b.verdict.correct
         recs[ep.task] = dict(task=ep.task, tier=get_task(ep.task).tier, compiled=b is not None and b.verdict.compiled,
-                             correct=ok, speedup=b.bench.speedup_eager if ok and b.bench is not None else None)
+                             correct=ok, first_correct=bool(ep.turns) and ep.turns[0].report.verdict.correct,   # the Generator's own answer
+                             speedup=b.bench.speedup_eager if ok and b.bench is not None else None)
     for ep in sampled:
         b, r = (ep.best.report if ep.turns else None), recs[ep.task]
         r['samples'] = r.get('samples', 0) + 1
@@ -700,7 +714,7 @@ def evaluate(self: GRPOTrainer, tasks=None, samples: int = 0, name: str = 'step'
     save_transcripts(self.out/'evals'/f'{name}_{self.step:05d}.jsonl', eps + sampled)
     m = episode_metrics(eps)
     out = dict(step=self.step, episodes_trained=self.step * self.cfg.batch_size * self.cfg.group_size, mode=self.mode,
-               compile_rate=m['final_compile_rate'], first_compile_rate=m['first_compile_rate'],
+               compile_rate=m['final_compile_rate'], first_compile_rate=m['first_compile_rate'], first_correct=m['first_correct_rate'],
                fast_0=m['final_correct_rate'], fast_1=m['fast_1'], geomean_speedup=m['geomean_speedup'])
     tier_of = {ep.task: get_task(ep.task).tier for ep in eps}
     for tier in sorted(set(tier_of.values())):   # per tier, to see where a change comes from
@@ -816,8 +830,8 @@ def _evaluate_and_keep(self: GRPOTrainer, writer=None):
     self.evals.append(e)
     _log_scalars(writer, {f'eval/{k}': v for k, v in e.items()}, self.step)
     delivered = ', '.join(f'{v} {n}' for v, n in e['verdicts'].items())
-    self.log(f"eval at step {e['step']} [{e['mode']}]: compile {e['compile_rate']:.2f}, correct {e['fast_0']:.2f}, "
-             f"fast_1 {e['fast_1']:.2f} (delivered: {delivered})")
+    self.log(f"eval at step {e['step']} [{e['mode']}]: compile {e['compile_rate']:.2f}, correct {e['fast_0']:.2f} "
+             f"(first turn {e['first_correct']:.2f}), fast_1 {e['fast_1']:.2f} (delivered: {delivered})")
     if self.step > 0 and eval_score(e) > self.best_score:
         self.best_score, self.best_step, self.best_params = eval_score(e), self.step, self._params()
         for old in self.out.glob('best_model_episode_*'): shutil.rmtree(old, ignore_errors=True)
@@ -861,7 +875,7 @@ def _test(self: GRPOTrainer, name: str, step: int | None = None) -> dict:
     e = self.evaluate(self.test_set, samples=k if ks else 0, name=f'test_{name}', sample_tasks=ks)
     self.tests[name] = dict(step=self.step if step is None else step, seconds=round(time.perf_counter() - t0, 2), records=e['records'])
     self.log(f"test ({name}, step {self.tests[name]['step']}, {what}): "
-             f"compile {e['compile_rate']:.2f}, correct {e['fast_0']:.2f} in {self.tests[name]['seconds']:.0f} s")
+             f"compile {e['compile_rate']:.2f}, correct {e['fast_0']:.2f} (first turn {e['first_correct']:.2f}) in {self.tests[name]['seconds']:.0f} s")
     return self.tests[name]
 
 # %% ../nbs/14_trainer.ipynb #fe931a2b
