@@ -259,12 +259,13 @@ def _update(self: Curriculum) -> dict | None:
 # %% ../nbs/08_curriculum.ipynb #ed0eadb5
 @patch
 def record_reward(self: Curriculum, task, reward) -> dict | None:
-    "`record` from a `cudarl_wb.reward.Reward`: compiled from its verdict, correct unless flagged, speedup over eager."
+    "`record` from a `cudarl_wb.reward.Reward`: compiled from its verdict, correct unless flagged, speedup over eager where its time is trusted."
     v = Verdict(reward.verdict)
     measured = reward.mode != 'compile-only' and v.compiled
     correct = reward.correct if measured else None
+    timed = correct and not getattr(reward, 'untimed', False)     # a correct kernel whose time is in doubt has no speedup
     return self.record(task, v.compiled and not reward.flagged, correct,
-                       reward.extra.get('speedup_eager') if correct and reward.extra.get('speedup_eager') else None)
+                       reward.extra.get('speedup_eager') if timed and reward.extra.get('speedup_eager') else None)
 
 # %% ../nbs/08_curriculum.ipynb #47c6c753
 @patch

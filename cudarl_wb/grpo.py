@@ -113,7 +113,7 @@ class Sample:
     reward: float
     group: int
     turn: int = 0
-    passed: bool = False           # the Tester verified this turn's answer: correct (compiled, where judged compile-only)
+    passed: bool = False           # the Tester verified this turn's answer: correct (compiled, where judged compile-only), not flagged
     @property
     def tokens(self) -> int: return len(self.prompt_ids) + len(self.response_ids)   # its width in a forward pass
 
@@ -131,7 +131,7 @@ def samples_of(episodes, credit: str = 'returns', gamma: float = 0.4) -> dict[st
         for t, r in zip(ep.turns, _credits(ep, credit, gamma)):
             g = t.generation
             if not g.response_ids: continue
-            ok = t.report.verdict.correct if ep.mode == 'full' else t.report.verdict.compiled
+            ok = (t.report.verdict.correct if ep.mode == 'full' else t.report.verdict.compiled) and not t.report.reward.flagged
             out.setdefault(t.agent, []).append(Sample(t.agent, list(g.prompt_ids), list(g.response_ids), float(r), ep.group, t.index, ok))
     return out
 
@@ -150,7 +150,7 @@ def pad_samples(samples: list[Sample], pad_id: int, device='cpu') -> tuple[torch
 # %% ../nbs/13_grpo.ipynb #fade4b6a
 def _passed(ep) -> bool:
     b = ep.best
-    return b is not None and bool(b.report.verdict.correct if ep.mode == 'full' else b.report.verdict.compiled)
+    return b is not None and not b.report.reward.flagged and bool(b.report.verdict.correct if ep.mode == 'full' else b.report.verdict.compiled)
 
 def pass_rates(episodes, passed=_passed) -> dict[str, float]:
     "Each task's share of `episodes` that passed: by default, whose best turn was correct (compiled, where judged compile-only)."

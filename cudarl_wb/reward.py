@@ -13,12 +13,12 @@ from .core import *
 
 # %% auto #0
 __all__ = ['QUALITY_SIGNS', 'MAX_QUALITY_CHARS', 'QUALITY_WEIGHTS', 'SMEM_BUDGET_BYTES', 'COMPONENTS', 'SPEEDUP_LINEAR_CAP',
-           'GATED', 'RUNTIME', 'PRESETS', 'INFO_FLAGS', 'CLEARED_BY_RETIME', 'REWARD_SPEEDUP_LIMIT', 'ROOFLINE_LIMIT',
-           'SHORT_NAMES', 'speedup_score', 'device_functions', 'code_quality', 'relevant_signs', 'quality_score',
-           'spill_penalty', 'resource_penalties', 'occupancy_of', 'efficiency_score', 'Preset', 'Reward',
-           'reward_flags', 'get_preset', 'compute_reward', 'turn_rewards', 'reward_bars', 'episode_reward_bars',
-           'group_table', 'group_table_html', 'group_text', 'TextWidget', 'reward_widget', 'RewardOptions',
-           'reward_args', 'reward_command']
+           'GATED', 'RUNTIME', 'PRESETS', 'INFO_FLAGS', 'CLEARED_BY_RETIME', 'TIMING_DOUBTS', 'REWARD_SPEEDUP_LIMIT',
+           'ROOFLINE_LIMIT', 'SHORT_NAMES', 'speedup_score', 'device_functions', 'code_quality', 'relevant_signs',
+           'quality_score', 'spill_penalty', 'resource_penalties', 'occupancy_of', 'efficiency_score', 'Preset',
+           'Reward', 'reward_flags', 'get_preset', 'compute_reward', 'turn_rewards', 'reward_bars',
+           'episode_reward_bars', 'group_table', 'group_table_html', 'group_text', 'TextWidget', 'reward_widget',
+           'RewardOptions', 'reward_args', 'reward_command']
 
 # %% ../nbs/07_reward.ipynb #260fe757
 def speedup_score(s: float | None, cap: float = 10.0, floor: float = 0.1, parity: float = 0.2) -> float:
@@ -339,6 +339,7 @@ class Reward(Record):
     mode: str = 'full'                               # 'full' | 'compile-only' (nothing ran)
     verdict: str = ''                                # the pipeline's verdict (core.Verdict value)
     flagged: bool = False                            # a flag or static rejection zeroed the total
+    untimed: bool = False                            # correct, but the clocks disagreed: no speed credit, no speed to report
     extra: dict = field(default_factory=dict)
 
     @property
@@ -356,6 +357,7 @@ class Reward(Record):
 # %% ../nbs/07_reward.ipynb #038cfaa7
 INFO_FLAGS = frozenset({'noisy-timing', 'high-spread', 'retimed', 'retimed-wall-clock', 'throttled'})
 CLEARED_BY_RETIME = frozenset({'suspicious-speedup'})
+TIMING_DOUBTS = frozenset({'suspicious-speedup', 'timing-mismatch'})   # the time is in doubt, not the outputs
 REWARD_SPEEDUP_LIMIT = 100.0
 ROOFLINE_LIMIT = 1.05
 
@@ -424,10 +426,13 @@ def _first_error(cr: CompileResult) -> str:
 
 # %% ../nbs/07_reward.ipynb #69747c28
 def _gate(cr: CompileResult, br: BenchResult | None = None, source: str | None = None) -> tuple[str, str, Verdict]:
-    "('none' | 'flagged' | 'compiled' | 'passed', reason, verdict) for the pair of records."
+    "('none' | 'flagged' | 'compiled' | 'untimed' | 'passed', reason, verdict) for the pair of records."
     verdict = cr.verdict
     if cr.verdict.compiled and br is not None: verdict = br.verdict
     flags = reward_flags(cr, br, source)
+    checked = verdict is Verdict.CORRECT and br is not None and br.checks and all(c.ok for c in br.checks)
+    if flags and checked and {_flag_name(f) for f in flags} <= TIMING_DOUBTS:
+        return 'untimed', 'correct, speed not trusted: ' + '; '.join(flags), verdict
     if flags: return 'flagged', 'flagged: ' + '; '.join(flags), verdict
     if not cr.verdict.compiled or not verdict.compiled:
         first = _first_error(cr)
@@ -476,7 +481,7 @@ def _explain(state: str, reason: str, verdict: Verdict, mode: str, br: BenchResu
     elif state == 'passed': parts = ['correct']
     else: parts = [reason]
     if state == 'passed' and br is not None: parts += _measured_parts(br, occupancy)
-    if state in ('passed', 'compiled'): parts += _cost_parts(cr)
+    if state in ('passed', 'untimed', 'compiled'): parts += _cost_parts(cr)
     return ', '.join(parts)
 
 # %% ../nbs/07_reward.ipynb #858f047f
@@ -512,13 +517,14 @@ def _task_of(task, br):
 # %% ../nbs/07_reward.ipynb #8646cd9a
 def _component_values(state: str, mode: str, verdict: Verdict, cr: CompileResult, br: BenchResult | None,
                       p: Preset, task, occupancy: float | None, signs: dict) -> dict[str, float]:
-    "Every component's value in [0, 1] for a candidate that compiled (`state` 'compiled' or 'passed')."
-    earned = state == 'passed' or mode == 'compile-only'   # static credit needs the gate, or no way to know
+    "Every component's value in [0, 1] for a candidate that compiled (`state` 'compiled', 'untimed' or 'passed')."
+    earned = state in ('passed', 'untimed') or mode == 'compile-only'   # static credit needs the gate, or no way to know
     values = dict(compiled=1.0, **resource_penalties(cr, br),
                   timeout=float(verdict is Verdict.TIMED_OUT), crash=float(verdict is Verdict.CRASHED),
                   quality=quality_score(signs, task) if earned else 0.0,
                   warp_shuffle=signs['warp_shuffle'] if earned else 0.0,
                   coalesced=signs['coalesced'] if earned else 0.0)
+    if state == 'untimed': values.update(correct=1.0, pass_rate=br.pass_rate)   # right outputs, an untrusted time
     if state == 'passed':
         score = lambda s: speedup_score(s, **p.speedup)
         speeds = dict(eager=br.speedup_eager, compile=br.speedup_compile)
@@ -545,7 +551,7 @@ def compute_reward(compile_result, bench_result=None, preset='ours', source=None
                  occupancy=occupancy, occupancy_source=occ_source, flags=list(br.flags) if br else [],
                  task=getattr(task, 'name', None))
     comps = dict.fromkeys(weights, 0.0)
-    if state in ('compiled', 'passed'):
+    if state in ('compiled', 'untimed', 'passed'):
         extra['quality_signs'] = signs = code_quality(source if source is not None else cr.source)
         values = _component_values(state, mode, verdict, cr, br, p, task, occupancy, signs)
         comps = {k: values.get(k, 0.0) for k in weights}
@@ -556,8 +562,8 @@ def compute_reward(compile_result, bench_result=None, preset='ours', source=None
     if state == 'flagged': total = 0.0
     return Reward(total=float(total), components=comps, weights=dict(weights),
                   explanation=_explain(state, reason, verdict, mode, br, cr, occupancy, extra.get('quality_signs')), preset=p.name,
-                  gated=state != 'passed', gate_reason=reason, mode=mode, verdict=verdict.value,
-                  flagged=state == 'flagged', extra=extra)
+                  gated=state not in ('passed', 'untimed'), gate_reason=reason, mode=mode, verdict=verdict.value,
+                  flagged=state == 'flagged', untimed=state == 'untimed', extra=extra)
 
 # %% ../nbs/07_reward.ipynb #eb2ccd2a
 def turn_rewards(rewards: list, roles: list[str] | None = None, final: float | None = None, gamma: float = 0.9,

@@ -74,7 +74,7 @@ class GRPOConfig(StepConfig):
     run_budget_s: float | None = option(None, 'the whole run in seconds, warm start included: training stops in time for its last evaluation', flag='--run-budget', gt=0)
     lr_final: float = option(1.0, "the learning rate at the run's end, as a share of its start (linear in the run's progress; 1: constant)", le=1)
     rft_steps: int = option(0, "the run's first steps fine-tune on the verified answers (baseline 'rft'), the later ones take --baseline (0: none)", ge=0,
-                            experiment='LOG.md 2026-12-07: RFT × 4 then GRPO × 3 beat RFT × 7 on a CPU')
+                            experiment='LOG.md 2026-12-07: in one run no better than RFT alone (CPU)')
     trained_agents: str = option('generator,optimizer', 'the agents the update trains, joined with , (the others play as they start)')
     seed: int = option(0, 'random seed')
 
@@ -831,7 +831,7 @@ def _evaluate_and_keep(self: GRPOTrainer, writer=None):
     _log_scalars(writer, {f'eval/{k}': v for k, v in e.items()}, self.step)
     delivered = ', '.join(f'{v} {n}' for v, n in e['verdicts'].items())
     self.log(f"eval at step {e['step']} [{e['mode']}]: compile {e['compile_rate']:.2f}, correct {e['fast_0']:.2f} "
-             f"(first turn {e['first_correct']:.2f}), fast_1 {e['fast_1']:.2f} (delivered: {delivered})")
+             f"(first turn {e['first_correct' if e['mode'] == 'full' else 'first_compile_rate']:.2f}), fast_1 {e['fast_1']:.2f} (delivered: {delivered})")
     if self.step > 0 and eval_score(e) > self.best_score:
         self.best_score, self.best_step, self.best_params = eval_score(e), self.step, self._params()
         for old in self.out.glob('best_model_episode_*'): shutil.rmtree(old, ignore_errors=True)
@@ -875,7 +875,7 @@ def _test(self: GRPOTrainer, name: str, step: int | None = None) -> dict:
     e = self.evaluate(self.test_set, samples=k if ks else 0, name=f'test_{name}', sample_tasks=ks)
     self.tests[name] = dict(step=self.step if step is None else step, seconds=round(time.perf_counter() - t0, 2), records=e['records'])
     self.log(f"test ({name}, step {self.tests[name]['step']}, {what}): "
-             f"compile {e['compile_rate']:.2f}, correct {e['fast_0']:.2f} (first turn {e['first_correct']:.2f}) in {self.tests[name]['seconds']:.0f} s")
+             f"compile {e['compile_rate']:.2f}, correct {e['fast_0']:.2f} (first turn {e['first_correct' if e['mode'] == 'full' else 'first_compile_rate']:.2f}) in {self.tests[name]['seconds']:.0f} s")
     return self.tests[name]
 
 # %% ../nbs/14_trainer.ipynb #fe931a2b
