@@ -618,7 +618,7 @@ def reward_bars(reward: Reward, ax=None):
     ax.barh(ys, [r.contributions.get(n, 0.0) for n in names], color=[_COLORS.get(n, '#999999') for n in names])
     ax.set_yticks(list(ys), [f'{n}  {r.components.get(n, 0):.2f} × {r.weights[n]:+.2f}' for n in names])
     ax.axvline(0, color='black', lw=0.8)
-    ax.set_title(f'{r.total:.3f} ({r.preset}, {r.mode})' + (' — FLAGGED' if r.flagged else ' — gated' if r.gated else ''), fontsize=10)
+    ax.set_title(f'{r.total:.3f} ({r.preset}, {r.mode})' + (' — FLAGGED' if r.flagged else ' — gated' if r.gated else ' — speed not trusted' if r.untimed else ''), fontsize=10)
     ax.set_xlabel(textwrap.fill(textwrap.shorten(r.explanation, 300), 90), fontsize=8)
     fig.tight_layout()
     return _done(fig, own)
