@@ -263,7 +263,7 @@ def record_reward(self: Curriculum, task, reward) -> dict | None:
     v = Verdict(reward.verdict)
     measured = reward.mode != 'compile-only' and v.compiled
     correct = reward.correct if measured else None
-    timed = correct and not getattr(reward, 'untimed', False)     # a correct kernel whose time is in doubt has no speedup
+    timed = correct and not reward.untimed     # a correct kernel whose time is in doubt has no speedup
     return self.record(task, v.compiled and not reward.flagged, correct,
                        reward.extra.get('speedup_eager') if timed and reward.extra.get('speedup_eager') else None)
 

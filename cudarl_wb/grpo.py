@@ -14,9 +14,9 @@ from .core import *
 
 # %% auto #0
 __all__ = ['group_advantages', 'turn_returns', 'leave_one_out', 'token_logprobs', 'clipped_surrogate', 'kl_k3', 'aggregate_loss',
-           'grpo_loss', 'Sample', 'samples_of', 'pad_samples', 'pass_rates', 'informative_tasks', 'flat_tasks',
-           'StepConfig', 'advantage_groups', 'step_advantages', 'frozen_logprobs', 'micro_batches', 'padded',
-           'step_reach', 'grpo_epoch', 'grpo_step']
+           'grpo_loss', 'Sample', 'verified', 'samples_of', 'pad_samples', 'pass_rates', 'informative_tasks',
+           'flat_tasks', 'StepConfig', 'advantage_groups', 'step_advantages', 'frozen_logprobs', 'micro_batches',
+           'padded', 'step_reach', 'grpo_epoch', 'grpo_step']
 
 # %% ../nbs/13_grpo.ipynb #807b2017
 def group_advantages(rewards: torch.Tensor, group_ids: torch.Tensor, scale: str = 'group',
@@ -124,6 +124,10 @@ def _credits(ep, credit: str, gamma: float) -> list[float]:
     if credit == 'episode': return [t.turn_reward if t.turn_reward is not None else s for t, s in zip(ep.turns, scores)]
     raise ValueError(f"credit must be 'returns' or 'episode', not {credit!r}")
 
+def verified(report, mode: str) -> bool:
+    "The Tester verified this answer: correct (compiled, where judged compile-only) and not flagged."
+    return not report.reward.flagged and bool(report.verdict.correct if mode == 'full' else report.verdict.compiled)
+
 def samples_of(episodes, credit: str = 'returns', gamma: float = 0.4) -> dict[str, list[Sample]]:
     "Each agent's turns as samples, grouped by task, credited by `credit` ('returns' with `gamma`, or 'episode')."
     out: dict[str, list[Sample]] = {}
@@ -131,8 +135,8 @@ def samples_of(episodes, credit: str = 'returns', gamma: float = 0.4) -> dict[st
         for t, r in zip(ep.turns, _credits(ep, credit, gamma)):
             g = t.generation
             if not g.response_ids: continue
-            ok = (t.report.verdict.correct if ep.mode == 'full' else t.report.verdict.compiled) and not t.report.reward.flagged
-            out.setdefault(t.agent, []).append(Sample(t.agent, list(g.prompt_ids), list(g.response_ids), float(r), ep.group, t.index, ok))
+            out.setdefault(t.agent, []).append(Sample(t.agent, list(g.prompt_ids), list(g.response_ids), float(r), ep.group, t.index,
+                                                      verified(t.report, ep.mode)))
     return out
 
 # %% ../nbs/13_grpo.ipynb #6789300f
@@ -149,8 +153,7 @@ def pad_samples(samples: list[Sample], pad_id: int, device='cpu') -> tuple[torch
 
 # %% ../nbs/13_grpo.ipynb #fade4b6a
 def _passed(ep) -> bool:
-    b = ep.best
-    return b is not None and not b.report.reward.flagged and bool(b.report.verdict.correct if ep.mode == 'full' else b.report.verdict.compiled)
+    return ep.best is not None and verified(ep.best.report, ep.mode)
 
 def pass_rates(episodes, passed=_passed) -> dict[str, float]:
     "Each task's share of `episodes` that passed: by default, whose best turn was correct (compiled, where judged compile-only)."

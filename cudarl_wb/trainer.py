@@ -22,15 +22,16 @@ from .compiler import failed_build
 from .episode import Episode, Turn, run_episodes, save_transcripts, load_transcripts, _sample_turn, _add_turn, _credit
 from .gpu_planner import memory_check
 from .sft import SFTConfig, start_agents, joint_agents, master_dtype, _device_name, WarmStartError, MIN_WARM_COMPILE
+from .models import AGENTS
 from .grpo import Sample, StepConfig, samples_of, grpo_step, _batched_logprobs, pass_rates, informative_tasks, flat_tasks
 
 # %% auto #0
 __all__ = ['RECIPES', 'GRPOConfig', 'training_tasks', 'eval_split', 'evaluation_tasks', 'split_line', 'split_counts',
            'plot_splits', 'episode_metrics', 'save_agents', 'GRPOTrainer', 'sft_overrides', 'overlap_s',
            'build_threads', 'Pipeline', 'warm_in_background', 'peak_memory', 'worker_device_bytes', 'judged_parts',
-           'update_config', 'eval_records', 'eval_score', 'lr_scale', 'adapt_lr_factor', 'plot_training', 'train_args',
-           'train_defaults', 'builtin_plan_settings', 'builtin_plan', 'plan_tester', 'oom_message', 'train_command',
-           'run_summary']
+           'update_config', 'trained_agent_names', 'eval_records', 'eval_score', 'first_turn_rate', 'lr_scale',
+           'adapt_lr_factor', 'plot_training', 'train_args', 'train_defaults', 'builtin_plan_settings', 'builtin_plan',
+           'plan_tester', 'oom_message', 'train_command', 'run_summary']
 
 # %% ../nbs/14_trainer.ipynb #f5d0e71d
 @dataclass
@@ -219,6 +220,7 @@ class GRPOTrainer:
     "Multi-turn GRPO for the Generator and the Optimizer; the Tester judges."
     def __init__(self, cfg: GRPOConfig, models=None, tester: Tester | None = None, device=None, resume: bool = False, log=print):
         self.cfg, self.log, self.t_made = cfg, log, time.perf_counter()   # a run budget counts from here, warm start included
+        trained_agent_names(cfg)           # a misspelt --trained-agents fails now, not after the warm start
         self.out = Path(cfg.output_dir)
         restore_dir(self.out/'last')       # a kill in the middle of a checkpoint's swap may have set it aside
         if (self.out/'last').exists() and not resume:
@@ -613,11 +615,16 @@ def update_config(cfg: GRPOConfig, step: int = 0) -> StepConfig:
     return cfg if cfg.max_tokens is not None else dataclasses.replace(cfg, max_tokens=cfg.micro_batch * cfg.seq_len)
 
 # %% ../nbs/14_trainer.ipynb #028f9091
+def trained_agent_names(cfg: GRPOConfig) -> list[str]:
+    "The agents `cfg.trained_agents` names (ValueError for one there is not)."
+    names = [a.strip() for a in cfg.trained_agents.split(',') if a.strip()]
+    if unknown := [a for a in names if a not in AGENTS]: raise ValueError(f'no agent {unknown[0]!r} to train: the agents are {sorted(AGENTS)}')
+    return names
+
 @patch(as_prop=True)
 def trained_optimizers(self: GRPOTrainer) -> dict:
     "The optimizers of the agents `cfg.trained_agents` names: what `grpo_step` updates."
-    names = [a.strip() for a in self.cfg.trained_agents.split(',') if a.strip()]
-    if unknown := [a for a in names if a not in self.optimizers]: raise ValueError(f'no agent {unknown[0]!r} to train: the agents are {sorted(self.optimizers)}')
+    names = trained_agent_names(self.cfg)
     return {a: o for a, o in self.optimizers.items() if a in names}
 
 # %% ../nbs/14_trainer.ipynb #0f4a8d6f
@@ -714,7 +721,7 @@ def evaluate(self: GRPOTrainer, tasks=None, samples: int = 0, name: str = 'step'
     save_transcripts(self.out/'evals'/f'{name}_{self.step:05d}.jsonl', eps + sampled)
     m = episode_metrics(eps)
     out = dict(step=self.step, episodes_trained=self.step * self.cfg.batch_size * self.cfg.group_size, mode=self.mode,
-               compile_rate=m['final_compile_rate'], first_compile_rate=m['first_compile_rate'], first_correct=m['first_correct_rate'],
+               compile_rate=m['final_compile_rate'], first_compile_rate=m['first_compile_rate'], first_correct_rate=m['first_correct_rate'],
                fast_0=m['final_correct_rate'], fast_1=m['fast_1'], geomean_speedup=m['geomean_speedup'])
     tier_of = {ep.task: get_task(ep.task).tier for ep in eps}
     for tier in sorted(set(tier_of.values())):   # per tier, to see where a change comes from
@@ -728,6 +735,11 @@ def evaluate(self: GRPOTrainer, tasks=None, samples: int = 0, name: str = 'step'
 def eval_score(e: dict) -> float:
     "One number to pick the best checkpoint by: correctness first, then speed, then compiling."
     return e['fast_0'] + 0.5 * e['fast_1'] + 0.1 * e['compile_rate']
+
+def first_turn_rate(e: dict) -> float:
+    "What the Generator's first answers alone reached in evaluation `e`: correct on a GPU, compiled without one."
+    return e['first_correct_rate' if e['mode'] == 'full' else 'first_compile_rate']
+
 
 # %% ../nbs/14_trainer.ipynb #b89dca84
 @patch
@@ -831,7 +843,7 @@ def _evaluate_and_keep(self: GRPOTrainer, writer=None):
     _log_scalars(writer, {f'eval/{k}': v for k, v in e.items()}, self.step)
     delivered = ', '.join(f'{v} {n}' for v, n in e['verdicts'].items())
     self.log(f"eval at step {e['step']} [{e['mode']}]: compile {e['compile_rate']:.2f}, correct {e['fast_0']:.2f} "
-             f"(first turn {e['first_correct' if e['mode'] == 'full' else 'first_compile_rate']:.2f}), fast_1 {e['fast_1']:.2f} (delivered: {delivered})")
+             f"(first turn {first_turn_rate(e):.2f}), fast_1 {e['fast_1']:.2f} (delivered: {delivered})")
     if self.step > 0 and eval_score(e) > self.best_score:
         self.best_score, self.best_step, self.best_params = eval_score(e), self.step, self._params()
         for old in self.out.glob('best_model_episode_*'): shutil.rmtree(old, ignore_errors=True)
@@ -875,7 +887,7 @@ def _test(self: GRPOTrainer, name: str, step: int | None = None) -> dict:
     e = self.evaluate(self.test_set, samples=k if ks else 0, name=f'test_{name}', sample_tasks=ks)
     self.tests[name] = dict(step=self.step if step is None else step, seconds=round(time.perf_counter() - t0, 2), records=e['records'])
     self.log(f"test ({name}, step {self.tests[name]['step']}, {what}): "
-             f"compile {e['compile_rate']:.2f}, correct {e['fast_0']:.2f} (first turn {e['first_correct' if e['mode'] == 'full' else 'first_compile_rate']:.2f}) in {self.tests[name]['seconds']:.0f} s")
+             f"compile {e['compile_rate']:.2f}, correct {e['fast_0']:.2f} (first turn {first_turn_rate(e):.2f}) in {self.tests[name]['seconds']:.0f} s")
     return self.tests[name]
 
 # %% ../nbs/14_trainer.ipynb #fe931a2b

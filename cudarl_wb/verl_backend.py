@@ -728,7 +728,7 @@ def verl_history(metrics_path, transcripts, per_step: int, val_transcripts=None,
     evals = []
     for s, chunk in zip(vsteps, _chunks(veps, val_size, len(vsteps))):
         m = _rates(chunk)
-        evals.append(dict(step=s, mode='verl', compile_rate=m['final_compile_rate'], first_compile_rate=m['first_compile_rate'], first_correct=m['first_correct_rate'],
+        evals.append(dict(step=s, mode='verl', compile_rate=m['final_compile_rate'], first_compile_rate=m['first_compile_rate'], first_correct_rate=m['first_correct_rate'],
                           fast_0=m['final_correct_rate'], fast_1=m['fast_1']))
     return history, evals
 
