@@ -15,11 +15,10 @@ export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 SIZES=${SIZES:-"3000:750:16 6000:1500:16 9000:2250:16 12000:3000:16"}   # test correct at the start on an H100: 0.10, 0.65, -, 0.76
 OUTDIR=${OUTDIR:-runs/tiny_sizes}; mkdir -p "$OUTDIR"
 SEEDS=${SEEDS:-0}
+source "$(dirname "$0")/tiny_warm.sh"
 one() {  # size: warm start, then GRPO from it for each seed
-  IFS=: read -r n steps batch <<<"$1"; d="$OUTDIR/$1"; d=${d//:/_}; mkdir -p "$d"
-  [ -f "$d/sft/agents.json" ] || python3 -m cudarl_wb.cli sft --preset tiny --out "$d/sft" --eval-after-only --no-progress \
-    --set time_budget_s=null --set "procedural={\"elementwise\": $((n * 4 / 6)), \"rowreduce\": $((n / 6)), \"broadcast\": $((n / 6))}" \
-    --set "steps={\"generator\": $steps, \"optimizer\": ${OPT:-142}}" --set "batch_size=$batch" > "$d/sft.log" 2>&1 || return
+  d="$OUTDIR/$1"; d=${d//:/_}; mkdir -p "$d"
+  tiny_warm "$d/sft" "$1" || return
   for seed in $SEEDS; do   # shellcheck disable=SC2086  # TRAIN is words
     python3 -m cudarl_wb.cli train --preset tiny --seed "$seed" --generator-checkpoint "$d/sft" --output-dir "$d/rl$seed" \
       --eval-every 2 ${TRAIN:-} > "$d/rl$seed.log" 2>&1 &

@@ -12,13 +12,8 @@ set -uo pipefail
 export PYTHONUNBUFFERED=1
 out=${RUNS:-runs/out}/variants; mkdir -p "$out"
 warm=${WARM:-}
-if [ -z "$warm" ]; then
-  IFS=: read -r n steps batch <<<"${SIZE:-5000:1250:16}"; warm="$out/warm"
-  [ -f "$warm/agents.json" ] || python3 -m cudarl_wb.cli sft --preset tiny --out "$warm" --eval-after-only --no-progress \
-    --set time_budget_s=null --set "procedural={\"elementwise\": $((n * 4 / 6)), \"rowreduce\": $((n / 6)), \"broadcast\": $((n / 6))}" \
-    --set "steps={\"generator\": $steps, \"optimizer\": 142}" --set "batch_size=$batch" --set "seed=${SEED:-0}" \
-    > "$out/warm.log" 2>&1 || { echo "warm start failed: see $out/warm.log"; exit 1; }
-fi
+source "$(dirname "$0")/tiny_warm.sh"
+[ -n "$warm" ] || { warm="$out/warm"; tiny_warm "$warm" "${SIZE:-5000:1250:16}" "${SEED:-0}" || exit 1; }
 names=()
 IFS=';' read -ra items <<<"$VARIANTS"
 for item in "${items[@]}"; do
