@@ -69,7 +69,7 @@ class Sampling(Record):
     temperature: float = 1.0
     top_p: float = 1.0
     top_k: int = 0                 # 0: no top-k truncation
-    max_new_tokens: int = 512
+    max_new_tokens: int = ANSWER_TOKENS
     greedy: bool = False
 
     def __post_init__(self):

@@ -13,12 +13,12 @@ from functools import lru_cache
 from contextlib import contextmanager
 
 # %% auto #0
-__all__ = ['Verdict', 'Record', 'KernelResources', 'Diagnostic', 'StaticIssue', 'CompileResult', 'ShapeCheck', 'BenchResult',
-           'atomic_write', 'atomic_write_json', 'restore_dir', 'atomic_dir', 'ProcResult', 'safe_text', 'run_capped',
-           'cache_dir', 'assets_dir', 'nvcc_path', 'nvcc_version', 'cuda_available', 'seed_everything', 'torch_threads',
-           'available_cores', 'release_host_memory', 'host_peak', 'content_hash', 'file_sha256', 'option', 'bounded',
-           'option_bounds', 'add_options', 'from_options', 'LineStream', 'progress_lines', 'skip_gpu_cells',
-           'blank_comments', 'bracket_end', 'save_widget_state']
+__all__ = ['ANSWER_TOKENS', 'Verdict', 'Record', 'KernelResources', 'Diagnostic', 'StaticIssue', 'CompileResult', 'ShapeCheck',
+           'BenchResult', 'atomic_write', 'atomic_write_json', 'restore_dir', 'atomic_dir', 'ProcResult', 'safe_text',
+           'run_capped', 'cache_dir', 'assets_dir', 'nvcc_path', 'nvcc_version', 'cuda_available', 'seed_everything',
+           'torch_threads', 'available_cores', 'release_host_memory', 'host_peak', 'content_hash', 'file_sha256',
+           'option', 'bounded', 'option_bounds', 'add_options', 'from_options', 'LineStream', 'progress_lines',
+           'skip_gpu_cells', 'blank_comments', 'bracket_end', 'save_widget_state']
 
 # %% ../nbs/00_core.ipynb #82fbd8ad
 class Verdict(str, enum.Enum):
@@ -42,6 +42,10 @@ class Verdict(str, enum.Enum):
     @property
     def correct(self) -> bool: return self is Verdict.CORRECT
     def __str__(self): return self.value
+
+# %% ../nbs/00_core.ipynb #7ab1766d
+ANSWER_TOKENS = 640   # the most new tokens of one answer, everywhere one is sampled
+
 
 # %% ../nbs/00_core.ipynb #a399d3fd
 def _from_json_value(tp, v):

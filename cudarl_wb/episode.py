@@ -433,7 +433,7 @@ class EpisodeOptions:
     out: str | None = option(None, 'transcript file (JSONL; by default transcripts/<task>-seed<seed>.jsonl)')
     seed: int = option(0, 'seed of the model and of the sampling')
     threshold: float = option(0.8, 'stop once a reward reaches this')
-    max_new_tokens: int = option(640, 'most tokens per answer (the trainer\'s: reference answers need up to ~600)', ge=1)
+    max_new_tokens: int = option(ANSWER_TOKENS, 'most tokens per answer (the trainer\'s: reference answers need up to ~600)', ge=1)
     temperature: float = option(0.8, "sampling temperature (GRPO's default for its groups, 13_grpo)", gt=0)
     top_p: float = option(1.0, 'nucleus sampling: keep the most likely tokens up to this probability', gt=0, le=1)
     greedy: bool = option(False, 'arg-max decoding')

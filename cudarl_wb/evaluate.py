@@ -111,7 +111,7 @@ def _done(path: Path) -> dict:
 
 # %% ../nbs/15_evaluate.ipynb #a5535ce1
 def evaluate_model(model, tasks: list[Task], out, turns: int = 2, samples: int = 1, tester=None, seed: int = 0,
-                   max_new_tokens: int = 640, progress: bool = True) -> list[TaskResult]:
+                   max_new_tokens: int = ANSWER_TOKENS, progress: bool = True) -> list[TaskResult]:
     "Run `model` (preset, folder or Hub name; or loaded AgentModels) on `tasks`; resumable through `out/results.jsonl`."
     from cudarl_wb.agents import Generator, Optimizer, Sampling, Tester
     from cudarl_wb.episode import run_episodes, save_transcripts, load_agent_models

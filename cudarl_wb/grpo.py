@@ -15,8 +15,8 @@ from .core import *
 # %% auto #0
 __all__ = ['group_advantages', 'turn_returns', 'leave_one_out', 'token_logprobs', 'clipped_surrogate', 'kl_k3', 'aggregate_loss',
            'grpo_loss', 'Sample', 'verified', 'samples_of', 'pad_samples', 'pass_rates', 'informative_tasks',
-           'flat_tasks', 'StepConfig', 'advantage_groups', 'step_advantages', 'frozen_logprobs', 'micro_batches',
-           'padded', 'step_reach', 'grpo_epoch', 'grpo_step']
+           'flat_tasks', 'StepConfig', 'advantage_groups', 'step_advantages', 'micro_batches', 'padded',
+           'frozen_logprobs', 'step_reach', 'grpo_epoch', 'grpo_step']
 
 # %% ../nbs/13_grpo.ipynb #807b2017
 def group_advantages(rewards: torch.Tensor, group_ids: torch.Tensor, scale: str = 'group',
@@ -226,6 +226,23 @@ def step_advantages(samples: list[Sample], hp: StepConfig) -> tuple[torch.Tensor
     return adv, dict(turns=len(samples), groups=groups, flat_groups=flat_groups, flat_share=flat_groups / groups,
                      reward_mean=float(rewards.mean()), reward_std=float(rewards.std(unbiased=False)))
 
+# %% ../nbs/13_grpo.ipynb #4af7f473
+def micro_batches(lengths: list[int], size: int, max_tokens: int | None = None, shuffle: bool = False) -> list[list[int]]:
+    "Indices into `lengths` in chunks: `size` at a time, or with `max_tokens` longest first while rows × width fit it."
+    n, chunks = len(lengths), []
+    if not max_tokens: chunks = [list(range(i, min(i + size, n))) for i in range(0, n, size)]
+    else:
+        for j in sorted(range(n), key=lambda j: -lengths[j]):   # the chunk's first row is its widest
+            if chunks and (len(chunks[-1]) + 1) * lengths[chunks[-1][0]] <= max_tokens: chunks[-1].append(j)
+            else: chunks.append([j])                                       # a turn over the budget gets a pass alone
+    if shuffle: random.shuffle(chunks)
+    return chunks
+
+def padded(rows, idx, width: int, device='cpu'):
+    "The rows `idx` of `rows` (1-d tensors) stacked and right-padded with zeros to `width`; None for None."
+    if rows is None: return None
+    return torch.stack([F.pad(rows[j], (0, width - len(rows[j]))) for j in idx]).to(device)
+
 # %% ../nbs/13_grpo.ipynb #dd1b8730
 def _batched_logprobs(model, samples, pad_id, device, micro_batch, temperature, autocast, grad=False, max_tokens=None):
     out = [None] * len(samples)
@@ -243,23 +260,6 @@ def frozen_logprobs(model, samples, hp, pad_id, device='cpu', autocast=contextli
         with model as m: return frozen_logprobs(m, samples, hp, pad_id, device, autocast)
     model.eval()   # no dropout
     return _batched_logprobs(model, samples, pad_id, device, hp.micro_batch, hp.temperature, autocast, max_tokens=hp.max_tokens)
-
-# %% ../nbs/13_grpo.ipynb #4af7f473
-def micro_batches(lengths: list[int], size: int, max_tokens: int | None = None, shuffle: bool = False) -> list[list[int]]:
-    "Indices into `lengths` in chunks: `size` at a time, or with `max_tokens` longest first while rows × width fit it."
-    n, chunks = len(lengths), []
-    if not max_tokens: chunks = [list(range(i, min(i + size, n))) for i in range(0, n, size)]
-    else:
-        for j in sorted(range(n), key=lambda j: -lengths[j]):   # the chunk's first row is its widest
-            if chunks and (len(chunks[-1]) + 1) * lengths[chunks[-1][0]] <= max_tokens: chunks[-1].append(j)
-            else: chunks.append([j])                                       # a turn over the budget gets a pass alone
-    if shuffle: random.shuffle(chunks)
-    return chunks
-
-def padded(rows, idx, width: int, device='cpu'):
-    "The rows `idx` of `rows` (1-d tensors) stacked and right-padded with zeros to `width`; None for None."
-    if rows is None: return None
-    return torch.stack([F.pad(rows[j], (0, width - len(rows[j]))) for j in idx]).to(device)
 
 # %% ../nbs/13_grpo.ipynb #621431e5
 def step_reach(model, samples: list[Sample], adv: torch.Tensor, old: list, hp: StepConfig, pad_id: int, device='cpu',

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from fastcore.basics import patch
 from .canary import Canary
-from .core import Verdict, add_options, from_options, option
+from .core import ANSWER_TOKENS, Verdict, add_options, from_options, option
 from .tasks import get_task
 
 # %% ../nbs/15c_serve.ipynb #4a4415e5
@@ -64,7 +64,7 @@ def chat_request(body: bytes, agents=('generator', 'optimizer')) -> dict:
         if not (isinstance(m, dict) and m.get('role') in ('system', 'user', 'assistant') and isinstance(m.get('content'), str)):
             raise BadRequest('each message must be {"role": "system"|"user"|"assistant", "content": a string}')
         if len(m['content']) > MAX_CONTENT: raise BadRequest(f'a message of {len(m["content"])} characters; the limit is {MAX_CONTENT}', 413)
-    max_tokens, temperature = obj.get('max_tokens', 512), obj.get('temperature', 0)
+    max_tokens, temperature = obj.get('max_tokens', ANSWER_TOKENS), obj.get('temperature', 0)
     if not (isinstance(max_tokens, int) and 0 < max_tokens <= MAX_TOKENS): raise BadRequest(f'"max_tokens" must be 1 to {MAX_TOKENS}')
     if not (isinstance(temperature, (int, float)) and 0 <= temperature <= 2): raise BadRequest('"temperature" must be 0 to 2')
     return dict(agent=obj['model'], messages=[dict(role=m['role'], content=m['content']) for m in msgs],
@@ -102,7 +102,7 @@ class Variant:
     generator: object
     optimizer: object
 
-def load_variant(name: str, source: str, device=None, max_new_tokens: int = 512) -> Variant:
+def load_variant(name: str, source: str, device=None, max_new_tokens: int = ANSWER_TOKENS) -> Variant:
     "The agents of `source` (a preset, an agents checkpoint folder, a model folder or Hub name), greedy."
     from cudarl_wb.agents import Generator, Optimizer, Sampling
     from cudarl_wb.episode import load_agent_models
@@ -271,7 +271,7 @@ def _stream(self: _Handlers, task: str, side: str, finish):
 
 # %% ../nbs/15c_serve.ipynb #f87ee387
 def build_app(current: str, candidate: str | None = None, turns: int = 2, max_pending: int = 32, log: str | None = None,
-              compile_only: bool = False, device: str | None = None, max_new_tokens: int = 512, canary: dict | None = None):
+              compile_only: bool = False, device: str | None = None, max_new_tokens: int = ANSWER_TOKENS, canary: dict | None = None):
     "The Ray Serve application: one replica of the service of `current` (and `candidate`, under `Canary(**canary)`) behind HTTP."
     from fastapi import FastAPI, Request
     from ray import serve

@@ -55,7 +55,7 @@ class SFTConfig(Record):
     save_every_s: float = 60.0         # a resumable checkpoint at least this often
     eval_procedural: dict = field(default_factory=lambda: {'elementwise': 20, 'rowreduce': 10, 'broadcast': 10})
     eval_repair: int = 12              # held-out repair cases for the Optimizer's measurement
-    max_new_tokens: int = 768
+    max_new_tokens: int = ANSWER_TOKENS
     seed: int = 0
     on_gpu: dict = field(default_factory=dict)   # settings taken instead of these where the warm start trains on a GPU
 
@@ -680,7 +680,7 @@ class _generation_threads:
     def __exit__(self, *exc): torch.set_num_threads(self.n)
 
 # %% ../nbs/12_sft.ipynb #8491bf62
-def evaluate_generator(models, tasks, tester, max_new_tokens: int = 768, max_batch: int | None = None) -> dict:
+def evaluate_generator(models, tasks, tester, max_new_tokens: int = ANSWER_TOKENS, max_batch: int | None = None) -> dict:
     "Greedy Generator answers on `tasks`, judged by `tester`: compile, format and (on a GPU) correct rates, per group and overall."
     from cudarl_wb.agents import Generator, Sampling
     gen = Generator(models, sampling=Sampling(greedy=True, max_new_tokens=max_new_tokens), max_batch=max_batch)
@@ -698,7 +698,7 @@ def repair_cases(tasks, n: int, tester, seed: int = 1) -> list[dict]:
     reports = tester.test_many([(t, answer(s)) for t, _, s in draws])
     return [dict(task=t, kernel=s, feedback=rep.feedback, mutation=m) for (t, m, s), rep in zip(draws, reports) if not rep.compile.ok]
 
-def evaluate_optimizer(models, cases: list[dict], tester, max_new_tokens: int = 768, max_batch: int | None = None) -> dict:
+def evaluate_optimizer(models, cases: list[dict], tester, max_new_tokens: int = ANSWER_TOKENS, max_batch: int | None = None) -> dict:
     "Greedy Optimizer rewrites of repair `cases`, judged by `tester` (rates as in `evaluate_generator`, grouped by mutation)."
     from cudarl_wb.agents import Optimizer, Sampling, strategies_of
     if not cases: return _summarize([], tester.mode)
@@ -733,7 +733,7 @@ def _entropy_of(models, agent: str, conversations) -> float | None:
     return round(total / n, 4) if n else None
 
 # %% ../nbs/12_sft.ipynb #bddf6cfd
-def probe_generator(models, tasks, tester, max_new_tokens: int = 768) -> dict:
+def probe_generator(models, tasks, tester, max_new_tokens: int = ANSWER_TOKENS) -> dict:
     "The Generator's compile, format and (on a GPU) correct rates on `tasks` (greedy), its `answer_entropy` and the seconds."
     t0 = time.perf_counter()
     with models.use('generator') as m:
@@ -1227,7 +1227,7 @@ class JointConfig(Record):
     group_size: int = 4                # episodes per task
     max_turns: int = 3                 # a Generator turn and up to two Optimizer turns
     temperature: float = 1.0
-    max_new_tokens: int = 640
+    max_new_tokens: int = ANSWER_TOKENS
     threshold: float = 0.8             # an episode stops once a turn reaches this reward (as in RL)
     reward_preset: str = 'ours'
     per_task: int = 2                  # at most this many distinct kept turns per agent and task

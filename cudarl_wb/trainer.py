@@ -47,7 +47,7 @@ class GRPOConfig(StepConfig):
     max_turns: int = option(2, 'turns per episode', ge=1)
     learning_rate: float | None = option(None, 'AdamW learning rate (default: by what is trained, see lr_for)', gt=0)
     lora_rank: int = option(0, "LoRA adapters of this rank on each agent's whole copy (0: train all weights)")
-    max_new_tokens: int = option(640, 'longest answer (our reference answers need up to ~600 tokens)', ge=1)
+    max_new_tokens: int = option(ANSWER_TOKENS, 'longest answer (our reference answers need up to ~600 tokens)', ge=1)
     max_tokens: int | None = option(None, "padded tokens per update pass, turns packed longest first (default: the plan's, micro_batch × (1024 + max_new_tokens); 0: micro_batch turns)")
     threshold: float = option(0.8, 'an episode stops once a turn reward reaches it', le=1)
     reward_preset: str = option('ours', 'the reward weighting (see 07_reward)')

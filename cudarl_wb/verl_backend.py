@@ -138,7 +138,7 @@ def train_batch(tasks: int, group: int, gpus: int, micro: int = 1) -> int:
 FEEDBACK_TOKENS = 512     # room for the Tester's feedback between two turns
 
 def agent_loop_yaml(path, max_turns: int = 2, threshold: float = 0.8, reward_preset: str = 'ours',
-                    max_new_tokens: int = 640, transcripts=None, eval_devices: list | None = None, eval_workers: int = 1) -> Path:
+                    max_new_tokens: int = ANSWER_TOKENS, transcripts=None, eval_devices: list | None = None, eval_workers: int = 1) -> Path:
     "Write the YAML that registers our two-agent loop under `AGENT_NAME` with its settings."
     import yaml
     entry = dict(name=AGENT_NAME, _target_='cudarl_wb.verl_backend.TwoAgentLoop', max_turns=int(max_turns),
@@ -247,7 +247,7 @@ class _Trajectory:
 class TwoAgentLoop(AgentLoopBase or object):
     "verl agent loop: Generator turn, then Tester feedback (mask 0) and Optimizer turns until the episode stops."
     def __init__(self, *args, max_turns: int = 2, threshold: float = 0.8, reward_preset: str = 'ours',
-                 max_new_tokens: int = 640, transcripts: str | None = None, eval_devices: list | None = None,
+                 max_new_tokens: int = ANSWER_TOKENS, transcripts: str | None = None, eval_devices: list | None = None,
                  eval_workers: int = 1, **kwargs):
         super().__init__(*args, **kwargs)
         self.max_turns, self.threshold, self.reward_preset = int(max_turns), float(threshold), reward_preset
