@@ -1655,7 +1655,13 @@ def eval_refusal(req: dict) -> dict | None:
     try: get_task(req['task'])
     except KeyError as e: return dict(code=2, error=str(e.args[0]))
     if not Path(req['file']).is_file(): return dict(code=2, error=f"no such file {req['file']}")
+    device = str((req.get('options') or {}).get('device') or 'cpu')
+    if device != 'cpu' and not device.startswith('cpu:'):
+        try: gpu, n = int(device.removeprefix('cuda:')), torch.cuda.device_count() if torch.cuda.is_available() else 0
+        except ValueError: return dict(code=2, error=f"--device must be a GPU index or 'cpu', not {device!r}")
+        if not 0 <= gpu < n: return dict(code=2, error=f'no GPU {gpu} on this machine: torch sees {n}' + ("; --device cpu judges here" if n == 0 else ''))
     return None
+
 
 # %% ../nbs/06_benchmarker.ipynb #acae1d04
 def eval_request(req: dict, evaluators: dict | None = None) -> dict:

@@ -11,8 +11,9 @@ from pathlib import Path
 from .core import progress_lines
 
 # %% auto #0
-__all__ = ['COMMANDS', 'OPTIONAL_STACKS', 'EVAL_EXIT', 'SERVER_SILENCE', 'COMPILE_ONLY', 'build_parser', 'main', 'machine_info',
-           'info_args', 'info_command', 'plan_args', 'plan_defaults', 'plan_command', 'eval_args', 'eval_command']
+__all__ = ['COMMANDS', 'USER_ERRORS', 'OPTIONAL_STACKS', 'EVAL_EXIT', 'SERVER_SILENCE', 'COMPILE_ONLY', 'build_parser',
+           'run_command', 'main', 'machine_info', 'info_args', 'info_command', 'plan_args', 'plan_defaults',
+           'plan_command', 'eval_args', 'eval_command']
 
 # %% ../nbs/17_cli.ipynb #7d1284f3
 COMMANDS = {  # name: (module, one-line help)
@@ -64,6 +65,27 @@ def build_parser(command: str | None = None, defaults: dict | None = None) -> ar
             if defaults: sp.set_defaults(**defaults)
     return p
 
+# %% ../nbs/17_cli.ipynb #e6d3a643
+USER_ERRORS = (ValueError, OSError, RecursionError, MemoryError)
+
+def _one_line(e: BaseException) -> str:
+    "What `e` says, on one line of at most 300 characters."
+    text = ' '.join(str(e).split()) or {MemoryError: 'out of memory', RecursionError: 'nested too deeply'}.get(type(e), type(e).__name__)
+    return text if len(text) <= 300 else text[:297] + '...'
+
+def run_command(command: str, fn, args) -> int:
+    "`fn(args)` as its exit status; an error of `USER_ERRORS` is one line on stderr and status 2, its traceback kept."
+    try: return int(fn(args) or 0)
+    except USER_ERRORS as e:
+        if os.environ.get('CUDARL_TRACEBACK'): raise
+        import traceback
+        from cudarl_wb.core import atomic_write, cache_dir
+        try: kept = f' (traceback: {atomic_write(cache_dir() / f"last-error-{command}.txt", traceback.format_exc())})'
+        except Exception: kept = ''
+        print(f'cudarl-wb {command}: {_one_line(e)}{kept}', file=sys.stderr)
+        return 2
+
+
 # %% ../nbs/17_cli.ipynb #aa6d2135
 def main(argv: list[str] | None = None) -> int:
     "Entry point of the `cudarl-wb` console script."
@@ -76,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         build_parser().print_help(); return 0
     recipe = getattr(importlib.import_module(COMMANDS[command][0]), f'{command}_defaults', None)
     if recipe and (defaults := recipe(args)): args = build_parser(command, defaults).parse_args(argv)   # given flags still win
-    return int(_load(args.command)[1](args) or 0)
+    return run_command(args.command, _load(args.command)[1], args)
 
 # %% ../nbs/17_cli.ipynb #28e5fbee
 OPTIONAL_STACKS = ('transformers', 'peft', 'datasets', 'tokenizers', 'triton', 'ray', 'verl', 'vllm',

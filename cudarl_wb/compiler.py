@@ -1606,7 +1606,7 @@ class CompileOptions:
     task: str | None = option(None, 'check the launcher against this task (see `cudarl-wb tasks`)')
     arch: str | None = option(None, 'target architecture, e.g. sm_90; without it, the GPU here, else sm_90')
     block_size: int | None = option(None, 'block size for occupancy; without it, read from the launch, else 256', ge=1, le=1024)
-    timeout: float = option(60, 'seconds before nvcc is stopped', gt=0)
+    timeout: float = option(60, 'seconds before nvcc is stopped', gt=0, le=3600)
     no_cache: bool = option(False, 'build even when the cache has this build')
 
 # %% ../nbs/04_compiler.ipynb #8e256886

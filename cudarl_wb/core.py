@@ -79,6 +79,7 @@ class Record:
 
     @classmethod
     def from_dict(cls, d: dict):
+        if not isinstance(d, dict): raise ValueError(f'a {cls.__name__} is a JSON object, not {type(d).__name__}')
         hints = typing.get_type_hints(cls)
         names = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: _from_json_value(hints[k], v) for k, v in d.items() if k in names})
@@ -427,7 +428,7 @@ def bounded(tp=float, **bounds):
         v = tp(text)                # a ValueError here is argparse's own 'invalid int value'
         if isinstance(v, float) and not math.isfinite(v): raise argparse.ArgumentTypeError(f'must be a finite number, got {text}')
         if not all(_RANGE[k][1](v, b) for k, b in bounds.items()):
-            raise argparse.ArgumentTypeError('must be ' + ' and '.join(f'{_RANGE[k][0]} {b:g}' for k, b in bounds.items()) + f', got {text}')
+            raise argparse.ArgumentTypeError('must be ' + ' and '.join(f'{_RANGE[k][0]} {b:,}' if isinstance(b, int) else f'{_RANGE[k][0]} {b:g}' for k, b in bounds.items()) + f', got {text}')
         return v
     read.__name__, read.bounds = tp.__name__, bounds
     return read

@@ -306,6 +306,8 @@ def state_dict(self: Curriculum) -> dict:
                 rng=[version, list(internal), gauss], queues={k: list(v) for k, v in self._queues.items()})
 
 # %% ../nbs/08_curriculum.ipynb #9572a32e
+_HISTORY_KEYS = {'episode', 'task', 'task_tier', 'tier', 'compiled', 'correct', 'speedup'}   # what each recorded episode holds
+
 @patch
 def load_state_dict(self: Curriculum, state: dict):
     "Restore a `state_dict` (or its JSON text); returns self."
@@ -317,7 +319,10 @@ def load_state_dict(self: Curriculum, state: dict):
     self.tasks_by_tier, self.config = tiers, config
     self._check_config()
     self._tier_index, self._tier_start = int(state['tier_index']), int(state['tier_start'])
-    self._history, self.events = [dict(e) for e in state['history']], [dict(e) for e in state['events']]
+    history = [dict(e) for e in state['history']]
+    for n, e in enumerate(history):
+        if lost := sorted(_HISTORY_KEYS - set(e)): raise ValueError(f'curriculum history entry {n} lacks {", ".join(lost)}')
+    self._history, self.events = history, [dict(e) for e in state['events']]
     v, internal, gauss = state['rng']
     self._rng.setstate((v, tuple(internal), gauss))
     self._queues = {k: list(q) for k, q in state.get('queues', {}).items()}

@@ -636,7 +636,7 @@ _DOMAIN_WORDS = {'positive': ', positive', 'symmetric': ', symmetric (over its l
 def _describe(Model, path, level, source, init, slots, c_in, in_dims, dtypes, domains, state_names, c_out, out_dims, out_dtypes, sizes) -> str:
     def shape_txt(ds): return '(' + ', '.join(ds) + ')' if ds else 'a scalar (0-d)'
     n_t = len(c_in) - len(state_names)
-    doc = re.split(r'\n\s*\n', inspect.getdoc(Model) or '')[0].replace('\n', ' ').strip()
+    doc = re.split(r'\n\s*\n', inspect.cleandoc(Model.__dict__.get('__doc__') or ''))[0].replace('\n', ' ').strip()   # its own, not nn.Module's
     lines = [f'{doc} ' if doc else '', f'(KernelBench level {level} problem `{Path(path).stem}`.) ' if level is not None else f'(KernelBench problem `{Path(path).stem}`.) ']
     lines.append('Inputs: ' + '; '.join(f'{c} {shape_txt(d)} {dt}' + (f" = the module's `{sn}`" if i >= n_t else '')
                                         + _DOMAIN_WORDS.get(dom, '') + (f', integers in [0, {dom.split(":")[1]})' if dom.startswith('index') else '')
@@ -1096,7 +1096,17 @@ def _is_correct(v) -> bool:
     return bool(v) if v is not None else False
 
 # %% ../nbs/03_data.ipynb #5cc03aca
+def _bad_ids(row: dict) -> str | None:
+    "Why the row's `Level_ID` or `Task_ID` is not a problem's number (None when both are)."
+    for col, hi in (('Level_ID', 4), ('Task_ID', 10**6)):
+        v = row[col]
+        try: ok = not isinstance(v, bool) and float(v) == int(v) and 1 <= int(v) <= hi
+        except (TypeError, ValueError, OverflowError): ok = False
+        if not ok: return f'{col} not a whole number from 1 to {hi:,}'
+    return None
+
 def _drop_reason(row: dict, levels, correct_only: bool, op_ok, split) -> str | None:
+    if why := _bad_ids(row): return why
     if levels is not None and int(row['Level_ID']) not in levels: return 'other level'
     if correct_only and not _is_correct(row['Correct']): return 'not correct'
     if op_ok and not op_ok(row['Op_Name']): return 'other op'
@@ -1115,7 +1125,9 @@ def _read_archive(source, levels):
             raise ValueError(f'{path}: the archive holds no rows ({len(files)} parquet file(s), 0 rows)')
         return datasets.Dataset.from_parquet([str(p) for p in files], cache_dir=str(cache_dir('datasets')))
     wanted = [f'level_{l}' for l in sorted(levels)] if levels else ['level_1', 'level_2', 'level_3']
-    return datasets.concatenate_datasets([datasets.load_dataset(str(source), split=w) for w in wanted])
+    try: return datasets.concatenate_datasets([datasets.load_dataset(str(source), split=w) for w in wanted])
+    except Exception as e:         # offline, no such dataset, a split it lacks: one line that names both readings of `source`
+        raise ValueError(f'{source}: no such file or folder here, and the Hub did not give it ({type(e).__name__}: {str(e)[:150]})') from None
 
 # %% ../nbs/03_data.ipynb #c545c0b2
 def load_sakana(source=SAKANA_HUB, levels=None, ops=None, correct_only: bool = True, split: str | None = None,
@@ -1651,6 +1663,14 @@ def _builds(source: str) -> bool | None:
 # %% ../nbs/03_data.ipynb #d0994f9c
 def _count(report: dict, why: str, n: int = 1): report[why] = report.get(why, 0) + n
 
+def _code_problem(code) -> str | None:
+    "Why an archive row's `CUDA_Code` cannot be a training target: none, not text, or longer than a candidate may be (None: it can)."
+    from cudarl_wb.compiler import MAX_SOURCE_CHARS
+    if not code: return 'no CUDA code'
+    if not isinstance(code, str) or '\x00' in code or '\ufffd' in code: return 'CUDA code not text'
+    if len(code) > MAX_SOURCE_CHARS: return f'CUDA code over {MAX_SOURCE_CHARS:,} characters'
+    return None
+
 def _row_form(r: dict, t, check: bool = False, report: dict | None = None) -> tuple[str, str]:
     launcher = sakana_to_launcher(r['CUDA_Code'], t) if t is not None else None
     if launcher and check and _builds(launcher) is False:
@@ -1670,14 +1690,16 @@ def _archive_meta(fmt: str, key: tuple, rs: list, t) -> tuple:
 def _problem_examples(key: tuple, rs: list, t, rng: random.Random, max_optimizer_per_task: int,
                       check: bool = False, report: dict | None = None) -> list[dict]:
     report = {} if report is None else report
-    rs_code = [r for r in rs if r['CUDA_Code']]
-    if len(rs_code) < len(rs): _count(report, 'no CUDA code', len(rs) - len(rs_code))
+    rs_code = []
+    for r in rs:
+        if why := _code_problem(r['CUDA_Code']): _count(report, why)
+        else: rs_code.append(r)
     out, forms = [], [_row_form(r, t, check, report) for r in rs_code]
     good = sorted([(r, f) for r, f in zip(rs_code, forms) if _is_correct(r['Correct'])], key=lambda x: x[0]['CUDA_Runtime'] or math.inf)
     for r, (code, fmt) in good:
         name, tier, desc, sig, shp = _archive_meta(fmt, key, rs, t)
         out.append(_example('generator', name, tier, 'sakana', desc, sig, code, 'sakana', fmt, shapes=shp))
-        if fmt != 'launcher' or not check or _builds(code) is None: _count(report, 'target not compiled here (torch extension, or no nvcc)')
+        if fmt != 'launcher' or not check or _builds(code) is None: _count(report, 'kept: target not compiled here (torch extension, or no nvcc)')
     wrong = [(r, f) for r, f in zip(rs_code, forms) if not _is_correct(r['Correct'])]
     if not good:
         if wrong: _count(report, 'wrong, and no correct kernel of its problem to repair towards', len(wrong))
@@ -1804,7 +1826,7 @@ def _data_sakana(args) -> dict:
     counts = {'archive rows': len(ds), 'problems': len({(r['Level_ID'], r['Task_ID']) for r in ds.select_columns(['Level_ID', 'Task_ID'])}),
               'problems converted to tasks': len(tasks), **_pair_counts(pairs),
               **{f'problems not converted: {k}': n for k, n in _reason_counts(skipped).items()},
-              **{f'rows left out: {k}': n for k, n in left_out.items()}}
+              **{f'rows {k}' if k.startswith('kept: ') else f'rows left out: {k}': n for k, n in left_out.items()}}
     atomic_write_json(Path(args.out)/'counts.json', counts)
     if skipped: atomic_write_json(Path(args.out)/'skipped.json', [s.to_dict() for s in skipped])
     return counts

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from .core import *
 from .tasks import Task, get_task
-from .reward import Reward, TextWidget, turn_rewards
+from .reward import Reward, TextWidget, get_preset, turn_rewards
 from fastcore.basics import patch
 from .agents import Generation, TestReport, Sampling, Generator, Optimizer, Tester
 
@@ -428,8 +428,8 @@ def load_agent_models(name_or_path: str = 'tiny', device=None, dtype=None, seed:
 class EpisodeOptions:
     "How `cudarl-wb episode` runs: the model, the episodes, the sampling, the reward and the device."
     model: str = option('tiny', 'tiny | small | a model or agents-checkpoint folder | a Hub name')
-    turns: int = option(4, 'most turns per episode', ge=1)
-    group: int = option(1, 'episodes of the task, run together', ge=1)
+    turns: int = option(4, 'most turns per episode', ge=1, le=64)
+    group: int = option(1, 'episodes of the task, run together', ge=1, le=4096)
     out: str | None = option(None, 'transcript file (JSONL; by default transcripts/<task>-seed<seed>.jsonl)')
     seed: int = option(0, 'seed of the model and of the sampling')
     threshold: float = option(0.8, 'stop once a reward reaches this')
@@ -471,6 +471,7 @@ def episode_command(args) -> int:
     try:
         task = get_task(args.task)
         Sampling(temperature=o.temperature, top_p=o.top_p, max_new_tokens=o.max_new_tokens, greedy=o.greedy)
+        get_preset(o.reward_preset)
     except KeyError as e:
         print(f'cudarl-wb episode: {e.args[0]}', file=sys.stderr); return 1
     except ValueError as e:

@@ -89,7 +89,11 @@ def evaluate_kernels(folder, tasks: list[Task], tester=None) -> list[TaskResult]
     "Judge `folder/<task>.cu` for every task of `tasks` that has a file (nothing is generated)."
     from cudarl_wb.agents import Tester
     folder = Path(folder)
-    have = [t for t in tasks if (folder/f'{t.name}.cu').exists()]
+    if not folder.is_dir(): raise NotADirectoryError(f'{folder} is not a folder of kernels (<task>.cu files)')
+    have = [t for t in tasks if (folder/f'{t.name}.cu').is_file()]
+    if not have: raise ValueError(f'{folder} holds no kernel of these tasks: name each file <task>.cu, for example {tasks[0].name}.cu' if tasks else 'no tasks to judge')
+    named = {t.name for t in tasks}
+    if stray := sorted(f.name for f in folder.glob('*.cu') if f.stem not in named)[:3]: print(f'left out, named after no task of the set: {", ".join(stray)}')
     missing = len(tasks) - len(have)
     if missing: print(f'{missing} of {len(tasks)} tasks have no kernel file in {folder.name}/')
     own = tester is None

@@ -22,9 +22,10 @@ __all__ = ['SPECIAL_TOKENS', 'EOS_TOKEN', 'PAD_TOKEN', 'SPLIT_PATTERN', 'CHAT_TE
            'elementwise_module', 'reduction_kernel', 'render_conversation', 'nvcc_error_text', 'ptxas_text',
            'verdict_text', 'generated_kernels', 'build_corpus', 'train_tokenizer', 'shipped_tokenizer_dir',
            'load_tokenizer', 'compression', 'sanitize_text', 'padded_vocab', 'model_config', 'parameter_count',
-           'default_device', 'as_device', 'default_dtype', 'as_torch_dtype', 'build_model', 'ModelUnavailableError',
-           'hub_offline', 'resolve_hub_name', 'load_model', 'LoraSettings', 'AgentModels', 'quiet_transformers',
-           'read_manifest', 'TokenizerTraining', 'models_args', 'models_info', 'retrain_tokenizer', 'models_command']
+           'default_device', 'as_device', 'usable_device', 'default_dtype', 'as_torch_dtype', 'build_model',
+           'ModelUnavailableError', 'hub_offline', 'resolve_hub_name', 'load_model', 'LoraSettings', 'AgentModels',
+           'quiet_transformers', 'read_manifest', 'TokenizerTraining', 'models_args', 'models_info',
+           'retrain_tokenizer', 'models_command']
 
 # %% ../nbs/09_models.ipynb #dcec0815
 SPECIAL_TOKENS = ('<|endoftext|>', '<|im_start|>', '<|im_end|>', '<|pad|>')   # ids 0, 1, 2, 3
@@ -636,6 +637,16 @@ def as_device(device=None) -> torch.device:
     if isinstance(device, int): return torch.device('cuda', device)
     return torch.device(device)
 
+# %% ../nbs/09_models.ipynb #6f235a52
+def usable_device(device=None) -> torch.device:
+    "`as_device(device)` where this machine has that device; a ValueError that says so where it does not."
+    try: d = as_device(device)
+    except (RuntimeError, TypeError) as e: raise ValueError(f"no device {device!r}: say 'cpu', 'cuda' or 'cuda:N' ({e})") from None
+    n = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if d.type == 'cuda' and (d.index or 0) >= n: raise ValueError(f'no GPU {str(d)!r} on this machine: torch sees {n}')
+    return d
+
+
 # %% ../nbs/09_models.ipynb #426a60df
 def default_dtype(device=None) -> torch.dtype:
     "bf16 on a GPU that supports it, fp16 on an older GPU, fp32 on the CPU."
@@ -722,7 +733,7 @@ def _model_folder(name: str) -> tuple[Path, str]:
 def load_model(name_or_path, dtype=None, device=None, tokenizer=None, seed: int = 0):
     "A causal LM and its tokenizer from a preset name, a local folder, or a Hugging Face Hub name: `(model, tokenizer)`."
     from transformers import AutoModelForCausalLM
-    device = as_device(device)
+    device = usable_device(device)
     dtype = as_torch_dtype(dtype, device)
     name = str(name_or_path)
     if name in MODEL_PRESETS: return build_model(name, seed=seed, tokenizer=tokenizer, dtype=dtype, device=device)
@@ -1049,7 +1060,7 @@ def adapt_copies(self: AgentModels, lora: LoraSettings | None = None, seed: int 
 @dataclass
 class TokenizerTraining(Record):
     "How `retrain-tokenizer` trains the tokenizer: the vocabulary asked for, where to write, and the corpus."
-    vocab_size: int = option(4096, 'tokens to ask for (BPE may stop earlier)', ge=256 + len(SPECIAL_TOKENS))
+    vocab_size: int = option(4096, 'tokens to ask for (BPE may stop earlier)', ge=256 + len(SPECIAL_TOKENS), le=1 << 20)
     out: str | None = option(None, 'folder to write; none: the shipped one in the package')
     procedural: int = option(500, 'procedural tasks to include (train split)')
     seed: int = option(0, 'seed of the corpus')

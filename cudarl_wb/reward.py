@@ -775,6 +775,9 @@ def reward_command(args) -> int:
         print('cudarl-wb reward: give exactly one of --source or --compile-json', file=sys.stderr); return 2
     opts = from_options(RewardOptions, args)
     try:
+        if opts.task:
+            from cudarl_wb.tasks import get_task
+            get_task(opts.task)                       # an unknown task is refused, not scored without one
         if args.source:
             from cudarl_wb.compiler import compile_candidate
             cr = compile_candidate(safe_text(Path(args.source).read_bytes()))
@@ -782,8 +785,9 @@ def reward_command(args) -> int:
         br = BenchResult.from_json(Path(args.bench_json).read_text()) if args.bench_json else None
         names = list(PRESETS) if opts.all_presets else [opts.preset]
         rewards = [compute_reward(cr, br, n, task=opts.task) for n in names]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        print(f'cudarl-wb reward: {e}', file=sys.stderr); return 1
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as e:
+        why = e.args[0] if isinstance(e, KeyError) and e.args else str(e) if not isinstance(e, RecursionError) else 'the JSON is nested too deeply'
+        print(f'cudarl-wb reward: {why}', file=sys.stderr); return 1
     if args.json: print(json.dumps([r.to_dict() for r in rewards], indent=2)); return 0
     _print_rewards(rewards)
     return 0

@@ -1049,7 +1049,7 @@ def stop_servers(names=('eval', 'judge'), wait: float = 10.0) -> list[int]:
 class EvalOptions:
     "How `cudarl-wb eval` sets up its `Evaluator`."
     device: str | None = option(None, "a GPU index, or 'cpu'; when not given, every GPU")
-    timeout: float = option(10.0, 'seconds one call of the candidate may take', gt=0)
+    timeout: float = option(10.0, 'seconds one call of the candidate may take', gt=0, le=3600)
     trials: int = option(5, 'correctness trials per shape', ge=1)
     reference_cache: bool = option(True, 'time the references again instead of reading their times from the cache')
 

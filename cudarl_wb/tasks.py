@@ -17,13 +17,13 @@ from fastcore.basics import patch
 from .core import *
 
 # %% auto #0
-__all__ = ['INPUT_DRAWS', 'TASKS', 'TASK_RESOLVERS', 'TOLERANCES', 'C_TYPES', 'VECTOR_ADD', 'RELU', 'SOFTMAX_ROWS', 'MATMUL',
-           'PROC_UNARY', 'PROC_BINARY', 'PROC_FAMILIES', 'PROC_TEMPLATES', 'SPLITS', 'SPLIT_PERCENT', 'Param',
-           'parse_signature', 'TensorSpec', 'draw', 'Task', 'DegenerateTask', 'degenerate_reason', 'register',
-           'get_task', 'tasks_by_tier', 'solution_path', 'load_solution', 'launcher', 'attention_reference',
-           'task_info', 'suite_table', 'check_task', 'ProceduralReference', 'composition_split', 'split_names',
-           'procedural_task', 'procedural_tasks', 'task_key', 'task_split', 'TaskListing', 'tasks_args',
-           'tasks_command']
+__all__ = ['MAX_TASK_BYTES', 'INPUT_DRAWS', 'TASKS', 'TASK_RESOLVERS', 'TOLERANCES', 'C_TYPES', 'VECTOR_ADD', 'RELU',
+           'SOFTMAX_ROWS', 'MATMUL', 'PROC_UNARY', 'PROC_BINARY', 'PROC_FAMILIES', 'PROC_TEMPLATES', 'SPLITS',
+           'SPLIT_PERCENT', 'MAX_PROCEDURAL', 'Param', 'parse_signature', 'TensorSpec', 'draw', 'Task',
+           'DegenerateTask', 'degenerate_reason', 'register', 'get_task', 'tasks_by_tier', 'solution_path',
+           'load_solution', 'launcher', 'attention_reference', 'task_info', 'suite_table', 'check_task',
+           'ProceduralReference', 'composition_split', 'split_names', 'procedural_task', 'procedural_tasks', 'task_key',
+           'task_split', 'TaskListing', 'tasks_args', 'tasks_command']
 
 # %% ../nbs/02_tasks.ipynb #5e63e75c
 _PTR_DTYPES = {'float': 'float32', 'double': 'float64', 'half': 'float16', '__half': 'float16',
@@ -156,6 +156,8 @@ def run_reference(self: Task, inputs) -> list[torch.Tensor]:
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
 # %% ../nbs/02_tasks.ipynb #5d7a9abc
+MAX_TASK_BYTES = 64 << 30   # inputs and outputs of a task at one shape: the reference, the candidate and a copy must fit one card
+
 @patch
 def check_contract(self: Task):
     "Raise if the signature, specs and shapes disagree."
@@ -170,6 +172,8 @@ def check_contract(self: Task):
             raise ValueError(f'{self.name}: signature has {n_in} inputs/{n_out} outputs, specs {len(ins)}/{len(outs)}')
         for p, s in zip([p for p in ps if p.role == 'in'] + [p for p in ps if p.role == 'out'], ins + outs):
             if p.dtype != s.dtype: raise ValueError(f'{self.name}: {p.name} is {p.dtype} in C but {s.dtype} in the spec')
+    if (moved := max(self.nbytes(sz) for sz in self.shapes)) > MAX_TASK_BYTES:
+        raise ValueError(f'{self.name}: its largest shape moves {moved / 2**30:,.0f} GiB of inputs and outputs, over the {MAX_TASK_BYTES >> 30} GiB a card can time')
     return True
 
 # %% ../nbs/02_tasks.ipynb #758e517c
@@ -1148,13 +1152,16 @@ def procedural_task(seed: int, family: str | None = None) -> Task:
     return _procedural_task(int(seed), _family(int(seed), family))
 
 # %% ../nbs/02_tasks.ipynb #352c1512
+MAX_PROCEDURAL = 50_000   # more than any split of the three families holds of rowreduce, and than any run draws
+
 def procedural_tasks(n: int, seed: int = 0, split='rl', family: str | None = None) -> list[Task]:
     """`n` procedural tasks with distinct compositions, from seeds `seed`, `seed + 1`, …, keeping those in `split`
     (see `split_names`: 'sft', 'rl', 'val', 'test', aliases, or None for all); `family` None mixes the three families."""
+    if not 0 <= n <= MAX_PROCEDURAL: raise ValueError(f'{n} procedural tasks asked for: 0 to {MAX_PROCEDURAL:,} a call')
     keep = split_names(split)
     out, keys, s = [], set(), seed
     while len(out) < n:
-        if s - seed > 200 * n + 1000: raise RuntimeError(f'found only {len(out)} distinct {split} compositions of {family or "any family"}')
+        if s - seed > 200 * n + 1000: raise ValueError(f'found only {len(out)} distinct {split} compositions of {family or "any family"}')
         comp = _draft(s, _family(s, family))[1]['composition']
         if (keep is None or composition_split(comp) in keep) and comp not in keys:
             try: out.append(procedural_task(s, family)); keys.add(comp)

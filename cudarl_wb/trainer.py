@@ -31,7 +31,7 @@ __all__ = ['RECIPES', 'GRPOConfig', 'training_tasks', 'eval_split', 'evaluation_
            'build_threads', 'Pipeline', 'warm_in_background', 'peak_memory', 'worker_device_bytes', 'judged_parts',
            'update_config', 'trained_agent_names', 'eval_records', 'eval_score', 'first_turn_rate', 'lr_scale',
            'adapt_lr_factor', 'plot_training', 'train_args', 'train_defaults', 'builtin_plan_settings', 'builtin_plan',
-           'plan_tester', 'oom_message', 'train_command', 'run_summary']
+           'plan_tester', 'oom_message', 'check_run', 'dry_run_text', 'train_command', 'run_summary']
 
 # %% ../nbs/14_trainer.ipynb #f5d0e71d
 @dataclass
@@ -962,7 +962,7 @@ def train_args(p: argparse.ArgumentParser):
     p.add_argument('--backend', choices=['builtin', 'verl'], default='builtin', help='the built-in trainer, or verl on Ray')
     p.add_argument('--gpus', help="verl: plan for this inventory (e.g. 2x8xH100-80GB) instead of this machine's cards")
     p.add_argument('--ray-address', help='verl: join this Ray cluster (several nodes) instead of starting one here')
-    p.add_argument('--dry-run', action='store_true', help="verl: write the run's inputs and print the command, run nothing")
+    p.add_argument('--dry-run', action='store_true', help="check the run, print its plan and what it would do, and run nothing (verl: also write its inputs and print its command)")
     p.add_argument('--rollout', choices=['auto', 'vllm', 'cudarl'], default='auto',
                    help="verl: the rollout engine (auto: vLLM where it is installed, else the project's own)")
 
@@ -1020,12 +1020,40 @@ def oom_message(e: Exception, device, out_dir) -> str:
             f"Processes on it: {others or 'unknown (no NVML)'}.\n"
             f'Free the card (or pick another with CUDA_VISIBLE_DEVICES) and continue with --resume --output-dir {out_dir}.')
 
+# %% ../nbs/14_trainer.ipynb #4fc95f6e
+def check_run(cfg: GRPOConfig, gpu: bool | None = None) -> str:
+    "Refuse (ValueError) what would stop a run of `cfg` after it began; the run's split line where nothing does."
+    trained_agent_names(cfg)
+    from cudarl_wb.reward import get_preset
+    try: get_preset(cfg.reward_preset)
+    except KeyError as e: raise ValueError(e.args[0]) from None
+    if cfg.min_pass_rate > cfg.max_pass_rate:
+        raise ValueError(f'--min-pass-rate {cfg.min_pass_rate:g} is above --max-pass-rate {cfg.max_pass_rate:g}: no task could train')
+    if Path(cfg.output_dir).exists() and not Path(cfg.output_dir).is_dir(): raise ValueError(f'--output-dir {cfg.output_dir} is a file, not a folder')
+    pool = training_tasks(cfg)[0]
+    if not pool: raise ValueError(f'--tasks {cfg.tasks!r} holds no task of the RL split')
+    return split_line(pool, *([t.name for t in evaluation_tasks(cfg, s, gpu)] for s in ('val', 'test')))
+
+def dry_run_text(cfg: GRPOConfig, split: str) -> str:
+    "What a run of `cfg` would do, for `--dry-run`."
+    start = cfg.generator_checkpoint or (f'a warm start of {cfg.preset} (SFT, at most {cfg.sft_budget_s:g} s)' if cfg.sft_budget_s else f'{cfg.preset}, untrained')
+    return '\n'.join([f'agents: {start}; trained: {cfg.trained_agents}',
+                      f'{cfg.steps} steps of {cfg.batch_size} tasks x {cfg.group_size} episodes of at most {cfg.max_turns} turns, baseline {cfg.baseline}',
+                      split, f'dry run: nothing was run or written; the run would write {cfg.output_dir}/'])
+
+
 # %% ../nbs/14_trainer.ipynb #59a5c97d
 def train_command(args) -> int:
     if getattr(args, 'backend', 'builtin') == 'verl':
         from cudarl_wb.verl_backend import verl_command
         return verl_command(args)
     cfg = from_options(GRPOConfig, args)
+    for flag in ('gpus', 'ray_address'):
+        if getattr(args, flag, None):
+            print(f"cudarl-wb train: --{flag.replace('_', '-')} is for --backend verl; the built-in trainer runs on this machine's cards", file=sys.stderr); return 2
+    try: split = check_run(cfg)
+    except (ValueError, OSError) as e:
+        print(f'cudarl-wb train: {e}', file=sys.stderr); return 2
     device = plan = None
     if not args.no_plan:
         from cudarl_wb.gpu_planner import PlanError, ModelError
@@ -1036,6 +1064,8 @@ def train_command(args) -> int:
             print(f'cudarl-wb train: the plan does not fit, nothing was run.\n{e}', file=sys.stderr); return 2
         except ModelError as e:
             print(f'cudarl-wb train: planner skipped ({e})', file=sys.stderr)
+    if args.dry_run:
+        print(dry_run_text(cfg, split)); return 0
     tester = plan_tester(plan, cfg)
     try:
         trainer = GRPOTrainer(cfg, device=device, resume=args.resume, tester=tester)
