@@ -1656,10 +1656,10 @@ def eval_refusal(req: dict) -> dict | None:
     except KeyError as e: return dict(code=2, error=str(e.args[0]))
     if not Path(req['file']).is_file(): return dict(code=2, error=f"no such file {req['file']}")
     device = str((req.get('options') or {}).get('device') or 'cpu')
-    if device != 'cpu' and not device.startswith('cpu:'):
-        try: gpu, n = int(device.removeprefix('cuda:')), torch.cuda.device_count() if torch.cuda.is_available() else 0
-        except ValueError: return dict(code=2, error=f"--device must be a GPU index or 'cpu', not {device!r}")
-        if not 0 <= gpu < n: return dict(code=2, error=f'no GPU {gpu} on this machine: torch sees {n}' + ("; --device cpu judges here" if n == 0 else ''))
+    if not device.startswith('cpu'):
+        from cudarl_wb.models import usable_device
+        try: usable_device(int(device) if device.isdigit() else device)
+        except ValueError as e: return dict(code=2, error=str(e))
     return None
 
 

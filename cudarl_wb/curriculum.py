@@ -306,7 +306,7 @@ def state_dict(self: Curriculum) -> dict:
                 rng=[version, list(internal), gauss], queues={k: list(v) for k, v in self._queues.items()})
 
 # %% ../nbs/08_curriculum.ipynb #9572a32e
-_HISTORY_KEYS = {'episode', 'task', 'task_tier', 'tier', 'compiled', 'correct', 'speedup'}   # what each recorded episode holds
+_HISTORY_KEYS = ('episode', 'task', 'task_tier', 'tier', 'compiled', 'correct', 'speedup')   # what each recorded episode holds
 
 @patch
 def load_state_dict(self: Curriculum, state: dict):
@@ -321,7 +321,7 @@ def load_state_dict(self: Curriculum, state: dict):
     self._tier_index, self._tier_start = int(state['tier_index']), int(state['tier_start'])
     history = [dict(e) for e in state['history']]
     for n, e in enumerate(history):
-        if lost := sorted(_HISTORY_KEYS - set(e)): raise ValueError(f'curriculum history entry {n} lacks {", ".join(lost)}')
+        if lost := [k for k in _HISTORY_KEYS if k not in e]: raise ValueError(f'curriculum history entry {n} lacks {", ".join(lost)}')
     self._history, self.events = history, [dict(e) for e in state['events']]
     v, internal, gauss = state['rng']
     self._rng.setstate((v, tuple(internal), gauss))
@@ -342,7 +342,7 @@ def from_state_dict(cls: Curriculum, state: dict) -> Curriculum:
 def history_frame(self: Curriculum):
     "The history as a pandas DataFrame, one row per episode (`replay` marks episodes of earlier tiers)."
     import pandas as pd
-    df = pd.DataFrame(self._history, columns=['episode', 'task', 'task_tier', 'tier', 'compiled', 'correct', 'speedup'])
+    df = pd.DataFrame(self._history, columns=list(_HISTORY_KEYS))
     df['replay'] = df['task_tier'] != df['tier']
     return df
 

@@ -786,7 +786,7 @@ def reward_command(args) -> int:
         names = list(PRESETS) if opts.all_presets else [opts.preset]
         rewards = [compute_reward(cr, br, n, task=opts.task) for n in names]
     except (OSError, ValueError, KeyError, TypeError, RecursionError) as e:
-        why = e.args[0] if isinstance(e, KeyError) and e.args else str(e) if not isinstance(e, RecursionError) else 'the JSON is nested too deeply'
+        why = 'the JSON is nested too deeply' if isinstance(e, RecursionError) else e.args[0] if isinstance(e, KeyError) and e.args else e
         print(f'cudarl-wb reward: {why}', file=sys.stderr); return 1
     if args.json: print(json.dumps([r.to_dict() for r in rewards], indent=2)); return 0
     _print_rewards(rewards)
